@@ -1,0 +1,3 @@
+from ssdlab.cli.main import app
+
+app(prog_name="ssdlab")

@@ -1,0 +1,24 @@
+"""The one user-facing error type.
+
+Anything the user can fix (bad input, a missing program, an unsafe target)
+is raised as `SsdlabError` with a message that says what to do. The CLI turns
+it into that message and an exit status; tracebacks are for bugs only.
+"""
+
+
+class SsdlabError(Exception):
+    """An error the user can act on. `str(err)` is the whole message."""
+
+    exit_code = 2
+
+
+class UnsafeTarget(SsdlabError):
+    """A destructive step was refused because a safety check failed."""
+
+    exit_code = 3
+
+
+class BackendFailed(SsdlabError):
+    """The I/O engine (fio, the simulator) failed while running a step."""
+
+    exit_code = 4

@@ -1,0 +1,16 @@
+"""The model: immutable, validated values shared by every part of ssdlab.
+
+A suite names tests; a test compiles to steps; a backend turns each step into
+a step result; a run is one suite on one target. Units are in the field names
+(`_ns`, `_s`, `mbps`) or documented on the field: bytes for sizes, MB/s = 10^6
+bytes/s for throughput.
+"""
+
+from ssdlab.model.results import DirectionResult, GibPoint, Latency, SecondPoint, StepResult
+from ssdlab.model.runs import Run, RunStatus, Suite, Test, TestStatus
+from ssdlab.model.steps import Op, Phase, Step
+
+__all__ = [
+    "DirectionResult", "GibPoint", "Latency", "Op", "Phase", "Run", "RunStatus",
+    "SecondPoint", "Step", "StepResult", "Suite", "Test", "TestStatus",
+]

@@ -1,0 +1,77 @@
+"""Test, Suite and Run: what is executed, in which order, on what."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ssdlab.model.steps import Phase, Step
+
+
+class Test(BaseModel):
+    """A catalogue test compiled for one scale and one target capacity."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    title: str
+    primary_score: str = Field(description="what the score means, as METHODOLOGY.md names it")
+    steps: tuple[Step, ...]
+
+    @field_validator("steps")
+    @classmethod
+    def _has_measurement(cls, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+        if not any(s.phase is Phase.MEASURE for s in steps):
+            raise ValueError("a test needs at least one measured step")
+        return steps
+
+
+class Suite(BaseModel):
+    """An ordered list of catalogue test ids, kept as TOML."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    description: str
+    tests: tuple[str, ...] = Field(min_length=1)
+
+    @field_validator("tests")
+    @classmethod
+    def _unique(cls, tests: tuple[str, ...]) -> tuple[str, ...]:
+        dupes = {t for t in tests if tests.count(t) > 1}
+        if dupes:
+            raise ValueError(f"tests listed twice: {', '.join(sorted(dupes))}")
+        return tests
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"      # started; if its process died, `ssdlab resume` continues it
+    DONE = "done"
+    FAILED = "failed"        # a test failed; resume retries from it
+
+
+class TestStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Run(BaseModel):
+    """One suite on one target, as stored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: int
+    name: str | None
+    target: str
+    target_kind: str = Field(pattern=r"^(device|file|sim)$")
+    suite: str
+    scale: float = Field(gt=0, le=1)
+    status: RunStatus
+    created_at: str
+    finished_at: str | None = None
+    identity: dict[str, Any] = Field(default_factory=dict)
+    host: dict[str, Any] = Field(default_factory=dict)
