@@ -1,3 +1,3 @@
-from ssdlab.cli.main import app
+from ssdlab.cli.main import main
 
-app(prog_name="ssdlab")
+main()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -13,6 +13,7 @@ from ssdlab.model.steps import Phase, Step
 class Test(BaseModel):
     """A catalogue test compiled for one scale and one target capacity."""
 
+    __test__: ClassVar[bool] = False  # not a pytest test class
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
@@ -53,6 +54,7 @@ class RunStatus(StrEnum):
 
 
 class TestStatus(StrEnum):
+    __test__ = False  # not a pytest test class
     PENDING = "pending"
     RUNNING = "running"
     DONE = "done"

@@ -1,0 +1,41 @@
+# The two commands of README.md, and the pieces they are made of.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_DIR ?= $(or $(TMPDIR),/var/tmp)/ssdlab-demo
+
+.PHONY: demo test setup system-deps rust-test py-test bench clean
+
+## make demo: set everything up, run the quick suite on a temporary file, show the result
+demo: setup
+	mkdir -p $(DEMO_DIR)
+	$(BIN)/ssdlab run $(DEMO_DIR)/drive.img --suite quick --scale 0.01 --size 1GiB \
+		--name "demo file target" --db $(DEMO_DIR)/ssdlab.db
+	$(BIN)/ssdlab show latest --db $(DEMO_DIR)/ssdlab.db
+	@echo "results stored in $(DEMO_DIR)/ssdlab.db"
+
+## make test: set everything up and run every test (Rust and Python)
+test: setup rust-test py-test
+
+setup: system-deps $(BIN)/maturin
+	$(BIN)/maturin develop --release --extras test -q
+
+system-deps:
+	@scripts/ensure-system-deps
+
+$(BIN)/maturin:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q "maturin>=1.5,<2"
+
+rust-test:
+	cargo test -p ssdsim --release
+
+py-test:
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python benchmarks/harness_overhead.py
+
+clean:
+	rm -rf $(VENV) target

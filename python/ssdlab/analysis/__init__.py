@@ -1,0 +1,1 @@
+"""Analysis: from step results to the scores and findings reviewers publish."""

@@ -1,0 +1,26 @@
+"""The test catalogue: every test of METHODOLOGY.md, by id, with its exact parameters."""
+
+from __future__ import annotations
+
+from ssdlab.catalogue.client import CLIENT_TESTS
+from ssdlab.catalogue.definitions import TestDef
+from ssdlab.catalogue.scaling import Scale
+from ssdlab.errors import SsdlabError
+from ssdlab.model import Test
+
+CATALOGUE: dict[str, TestDef] = {t.id: t for t in CLIENT_TESTS}
+
+
+def lookup(test_id: str) -> TestDef:
+    try:
+        return CATALOGUE[test_id]
+    except KeyError:
+        raise SsdlabError(f"unknown test {test_id!r}: `ssdlab tests` lists the "
+                          f"{len(CATALOGUE)} tests ssdlab knows") from None
+
+
+def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity: int) -> list[Test]:
+    return [lookup(t).compile(scale, capacity) for t in test_ids]
+
+
+__all__ = ["CATALOGUE", "Scale", "TestDef", "compile_tests", "lookup"]

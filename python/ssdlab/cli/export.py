@@ -1,0 +1,70 @@
+"""`ssdlab export RUN_ID --format json|csv`: a run's data for other tools."""
+
+import csv
+import io
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ssdlab.cli.options import DbOption, RunIdArgument
+from ssdlab.documents import run_document
+from ssdlab.errors import SsdlabError
+from ssdlab.store import Store
+
+LATENCY_KEYS = ("mean", "p50", "p99", "p99.9", "p99.99", "max")
+PARAM_KEYS = ("rw", "bs", "iodepth", "rwmixread", "offset", "size", "runtime", "io_size",
+              "burst_bytes", "duty_cycle", "idle_after")
+
+
+class Format(StrEnum):
+    JSON = "json"
+    CSV = "csv"
+
+
+def csv_rows(doc: dict) -> list[dict]:
+    """One row per step; latency columns per direction in microseconds."""
+    rows = []
+    for t in doc["tests"]:
+        for st in t["steps"]:
+            r = st["result"]
+            row = {"run_id": doc["run"]["id"], "test": t["id"], "test_status": t["status"],
+                   "step": st["index"], "label": st["label"], "phase": st["phase"],
+                   **{k: st["params"][k] for k in PARAM_KEYS},
+                   "busy_s": r["busy_s"], "idle_s": r["idle_s"], "iops": r["iops"], "mbps": r["mbps"]}
+            for direction in ("read", "write", "trim"):
+                d = r.get(direction, {})
+                row[f"{direction}_iops"] = d.get("iops")
+                row[f"{direction}_mbps"] = d.get("mbps")
+                for key in LATENCY_KEYS:
+                    row[f"{direction}_lat_{key}_us"] = d.get("lat_us", {}).get(key)
+            rows.append(row)
+    return rows
+
+
+def export_command(run_id: RunIdArgument,
+                   fmt: Annotated[Format, typer.Option("--format", help="json (everything) or csv (a row per step)")] = Format.JSON,
+                   output: Annotated[Optional[Path], typer.Option("-o", "--output", help="file to write (default: standard output)")] = None,
+                   db: DbOption = None) -> None:
+    """Export a run: JSON with every result, histogram and fio job, or CSV with a row per step."""
+    with Store(db) as store:
+        doc = run_document(store, store.resolve_run_id(run_id), full=True)
+    if fmt is Format.JSON:
+        text = json.dumps(doc, indent=1) + "\n"
+    else:
+        buf = io.StringIO()
+        rows = csv_rows(doc)
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["run_id"])
+        writer.writeheader()
+        writer.writerows(rows)
+        text = buf.getvalue()
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text)
+    except OSError as exc:
+        raise SsdlabError(f"cannot write {output}: {exc.strerror}") from None

@@ -1,0 +1,54 @@
+"""The `ssdlab` command. Errors the user can fix become a message and an exit
+status here; anything else is a bug and keeps its traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.markup import escape
+
+from ssdlab.cli.export import export_command
+from ssdlab.cli.output import err_console
+from ssdlab.cli.resume import resume_command
+from ssdlab.cli.run import run_command
+from ssdlab.cli.runs import runs_command
+from ssdlab.cli.show import show_command
+from ssdlab.cli.suites import suites_command
+from ssdlab.cli.tests import tests_command
+from ssdlab.errors import SsdlabError
+
+app = typer.Typer(name="ssdlab", no_args_is_help=True, add_completion=False,
+                  pretty_exceptions_enable=False,
+                  help="An SSD test lab in a box: review-grade suites on a real drive or file "
+                       "(through fio) or a simulated drive, every result stored.")
+
+app.command("run")(run_command)
+app.command("resume")(resume_command)
+app.command("runs")(runs_command)
+app.command("show")(show_command)
+app.command("export")(export_command)
+app.command("tests")(tests_command)
+app.command("suites")(suites_command)
+
+
+def main() -> None:
+    try:
+        app(prog_name="ssdlab", standalone_mode=False)
+    except SsdlabError as exc:
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (typer.Abort, EOFError):
+        err_console.print("aborted")
+        sys.exit(1)
+    except Exception as exc:  # click's usage errors come through here in non-standalone mode
+        import click
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

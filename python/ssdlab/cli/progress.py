@@ -1,0 +1,55 @@
+"""The progress bar of a run: test, step, QD, elapsed and ETA.
+
+The bar's total is the estimated time of the remaining steps (catalogue.estimate),
+so rich's ETA starts from nominal rates and follows the measured pace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+
+from ssdlab.catalogue.estimate import step_seconds
+from ssdlab.cli.output import err_console
+from ssdlab.model import Step, StepResult, Test
+
+
+class ProgressReporter:
+    def __init__(self, tests: list[Test]):
+        self._progress = Progress(
+            TextColumn("[bold]{task.fields[test]}[/]"), TextColumn("{task.fields[step]}"),
+            BarColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            console=err_console, transient=False)
+        total = sum(step_seconds(s) for t in tests for s in t.steps)
+        self._task = self._progress.add_task("run", total=total, test="", step="")
+        self._done = 0.0
+        self._current = 0.0
+        self._label = ""
+
+    def __enter__(self) -> "ProgressReporter":
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def test_started(self, position: int, total: int, test: Test) -> None:
+        self._progress.update(self._task, test=f"{position}/{total} {test.id}")
+
+    def step_started(self, index: int, step: Step) -> None:
+        self._current = step_seconds(step)
+        self._label = f"{step.label} (QD{step.iodepth}, {step.phase.value})"
+        self._progress.update(self._task, step=self._label, completed=self._done)
+
+    def step_progress(self, fraction: float, status: str) -> None:
+        self._progress.update(self._task, completed=self._done + self._current * fraction,
+                              step=f"{self._label} {status}")
+
+    def step_finished(self, step: Step, result: StepResult) -> None:
+        self._done += self._current
+        self._progress.update(self._task, completed=self._done)
+
+    def test_finished(self, test: Test, score: dict[str, Any]) -> None:
+        self._progress.console.print(f"  {test.id}: {score['value']:.1f} {score['unit']} "
+                                     f"({score['name']})", highlight=False)

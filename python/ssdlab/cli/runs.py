@@ -1,0 +1,27 @@
+"""`ssdlab runs`: every stored run."""
+
+from rich.table import Table
+
+from ssdlab.cli.options import DbOption, JsonOption
+from ssdlab.cli.output import console, print_json
+from ssdlab.model import TestStatus
+from ssdlab.store import Store
+
+
+def runs_command(db: DbOption = None, json_out: JsonOption = False) -> None:
+    """List stored runs."""
+    with Store(db) as store:
+        rows = []
+        for run in store.runs():
+            tests = store.tests(run.id)
+            done = sum(t.status is TestStatus.DONE for t in tests)
+            rows.append((run, done, len(tests)))
+    if json_out:
+        print_json([{**run.model_dump(mode="json", exclude={"identity", "host"}),
+                     "tests_done": done, "tests": total} for run, done, total in rows])
+        return
+    table = Table("id", "name", "target", "suite", "scale", "status", "tests", "created")
+    for run, done, total in rows:
+        table.add_row(str(run.id), run.name or "", run.target, run.suite, f"{run.scale:g}",
+                      run.status.value, f"{done}/{total}", run.created_at[:19])
+    console.print(table)

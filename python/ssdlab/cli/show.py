@@ -1,0 +1,49 @@
+"""`ssdlab show RUN_ID`: one run, its tests, scores and steps."""
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ssdlab.cli.options import DbOption, RunIdArgument, JsonOption
+from ssdlab.cli.output import console, print_json
+from ssdlab.documents import run_document
+from ssdlab.store import Store
+from ssdlab.units import format_bytes
+
+
+def show_command(run_id: RunIdArgument,
+                 db: DbOption = None, json_out: JsonOption = False) -> None:
+    """Show a run: its conditions, every test's score and every measured step."""
+    with Store(db) as store:
+        doc = run_document(store, store.resolve_run_id(run_id))
+    if json_out:
+        print_json(doc)
+        return
+    run = doc["run"]
+    ident = run["identity"]
+    console.print(f"[bold]run {run['id']}[/] {escape(run['name'] or '')}  {escape(run['target'])}  "
+                  f"suite {run['suite']}  scale {run['scale']:g}  [{run['status']}]")
+    described = ", ".join(f"{k}={escape(str(v))}" for k, v in ident.items() if v not in (None, ""))
+    console.print(f"target: {described}")
+    console.print("engine: " + ", ".join(f"{k}={escape(str(v))}" for k, v in doc["engine"].items()))
+    scores = Table("test", "status", "score", "primary score")
+    for t in doc["tests"]:
+        s = t["primary_score"]
+        scores.add_row(t["id"], t["status"], f"{s['value']:.1f} {s['unit']}" if s else "",
+                       s["name"] if s else escape(t["error"] or ""))
+    console.print(scores)
+    steps = Table("test", "step", "params", "IOPS", "MB/s", "p99 µs", "max µs", title="measured steps")
+    for t in doc["tests"]:
+        for st in t["steps"]:
+            if st["phase"] != "measure":
+                continue
+            p, r = st["params"], st["result"]
+            lat = [d["lat_us"] for k, d in r.items() if k in ("read", "write", "trim")]
+            steps.add_row(t["id"], st["label"],
+                          f"{p['rw']} {format_bytes(p['bs'])} QD{p['iodepth']}",
+                          f"{r['iops']:.0f}", f"{r['mbps']:.1f}",
+                          "/".join(f"{x['p99']:.0f}" for x in lat),
+                          "/".join(f"{x['max']:.0f}" for x in lat))
+    console.print(steps)

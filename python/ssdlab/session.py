@@ -1,0 +1,143 @@
+"""Starting and resuming runs: choose the tests, open the target safely, build the
+backend, record the conditions, execute."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from ssdlab.backends.fio import FioBackend
+from ssdlab.catalogue import Scale, compile_tests, lookup
+from ssdlab.catalogue.estimate import step_seconds
+from ssdlab.errors import SsdlabError
+from ssdlab.execution import SilentReporter, execute
+from ssdlab.external import Commands
+from ssdlab.model import RunStatus, Test
+from ssdlab.store import Store
+from ssdlab.suites import load_suite, parse_suite
+from ssdlab.targets import Target, TargetKind
+from ssdlab.targets import consent, identity, purge, resolve, safety
+from ssdlab.units import GiB
+
+SIM_NOT_YET = ("the simulator backend is not available yet: run on a block device or a "
+               "file target for now (e.g. `ssdlab run /var/tmp/drive.img --size 64GiB`)")
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    target: str
+    suite: str = "client"
+    tests: tuple[str, ...] | None = None
+    scale: Scale = Scale(1.0)
+    size: int | None = None
+    name: str | None = None
+    destroy_data: str | None = None
+    force: bool = False
+    db: Path | None = None
+
+
+def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
+    """(suite name, suite TOML, test ids): the suite's tests, or those of --tests."""
+    suite, text = load_suite(request.suite)
+    if request.tests is None:
+        return suite.name, text, list(suite.tests)
+    for test_id in request.tests:
+        lookup(test_id)
+    return suite.name, text, list(request.tests)
+
+
+def default_file_size(test_ids: list[str], scale: Scale) -> int:
+    """Enough for the largest span of the tests, in whole GiB, at least 1 GiB."""
+    largest = max(lookup(t).span(scale) for t in test_ids)
+    return max(GiB, math.ceil(largest / GiB) * GiB)
+
+
+def planned_capacity(request: RunRequest, test_ids: list[str]) -> int:
+    """The target's capacity without touching it (for planning and --dry-run)."""
+    if request.target.startswith("sim:"):
+        raise SsdlabError(SIM_NOT_YET)
+    path = Path(request.target)
+    if path.is_block_device():
+        return resolve.device_capacity(path)
+    if request.size is not None:
+        return request.size
+    if path.is_file():
+        return path.stat().st_size
+    return default_file_size(test_ids, request.scale)
+
+
+def dry_run_document(request: RunRequest) -> dict:
+    _, _, test_ids = selected_tests(request)
+    capacity = planned_capacity(request, test_ids)
+    tests = compile_tests(test_ids, request.scale, capacity)
+    keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
+            "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series")
+    return {"target": request.target, "capacity": capacity, "scale": request.scale.factor,
+            "tests": [{"id": t.id, "steps": [s.model_dump(mode="json", include=set(keys))
+                                             for s in t.steps]} for t in tests],
+            "estimated_seconds": round(sum(step_seconds(s) for t in tests for s in t.steps))}
+
+
+def _open(target: Target, commands: Commands, serial_consent: str | None,
+          recorded_identity: dict | None = None) -> tuple[FioBackend, dict]:
+    """Safety checks and consent for a device; the backend with its purge."""
+    if target.kind is TargetKind.DEVICE:
+        safety.check_device(target.path, commands)
+        ident = identity.device_identity(target.path, commands)
+        if recorded_identity is not None and serial_consent is None:
+            serial_consent = consent.recorded_consent(ident, recorded_identity)
+        cleared = consent.confirm_destroy(target.path, ident, serial_consent)
+        do_purge = lambda: purge.purge_device(cleared, commands)  # noqa: E731
+    else:
+        ident = identity.file_identity(target.path)
+        do_purge = lambda: purge.purge_file(target)  # noqa: E731
+    return FioBackend(target.path, target.kind.value, purge=do_purge, commands=commands), ident
+
+
+def _execute(store: Store, run_id: int, backend: FioBackend, tests: list[Test],
+             show_progress: bool) -> None:
+    if not show_progress:
+        execute(store, run_id, backend, SilentReporter())
+        return
+    from ssdlab.cli.progress import ProgressReporter
+    with ProgressReporter(tests) as reporter:
+        execute(store, run_id, backend, reporter)
+
+
+def start_run(request: RunRequest, show_progress: bool = True) -> int:
+    commands = Commands()
+    suite_name, suite_toml, test_ids = selected_tests(request)
+    capacity = planned_capacity(request, test_ids)
+    tests = compile_tests(test_ids, request.scale, capacity)  # refuses before anything is touched
+    target = resolve.resolve(request.target, size=capacity, force=request.force, commands=commands)
+    backend, ident = _open(target, commands, request.destroy_data)
+    with Store(request.db) as store:
+        run_id = store.create_run(
+            name=request.name, target=request.target, target_kind=target.kind.value,
+            suite=suite_name, suite_toml=suite_toml, scale=request.scale.factor, tests=tests,
+            identity=ident, host=identity.host_identity(commands), engine=backend.describe(),
+            options={"size": capacity, "force": request.force})
+        _execute(store, run_id, backend, tests, show_progress)
+    return run_id
+
+
+def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
+               show_progress: bool = True) -> int:
+    commands = Commands()
+    with Store(db) as store:
+        run_id = store.resolve_run_id(run_id_text)
+        run = store.run(run_id)
+        if run.status is RunStatus.DONE:
+            raise SsdlabError(f"run {run_id} is already complete: `ssdlab show {run_id}`")
+        extras = store.run_extras(run_id)
+        parse_suite(extras["suite_toml"], f"the suite stored with run {run_id}")
+        if run.target_kind == TargetKind.SIM:
+            raise SsdlabError(SIM_NOT_YET)
+        target = resolve.resolve(run.target, size=extras["options"]["size"], force=False,
+                                 commands=commands, reuse=True)
+        backend, _ = _open(target, commands, destroy_data, recorded_identity=run.identity)
+        store.set_run_engine(run_id, backend.describe())
+        pending = [r.test for r in store.tests(run_id) if r.status.value != "done"]
+        _execute(store, run_id, backend, pending, show_progress)
+    return run_id
