@@ -20,6 +20,7 @@ INSTALL_HINTS = {
     "blkdiscard": "install util-linux",
     "lsblk": "install util-linux",
     "blkid": "install util-linux",
+    "wipefs": "install util-linux",
 }
 
 

@@ -8,6 +8,7 @@ import sys
 import typer
 from rich.markup import escape
 
+from ssdlab.cli.analyze import analyze_app
 from ssdlab.cli.export import export_command
 from ssdlab.cli.output import err_console
 from ssdlab.cli.resume import resume_command
@@ -30,6 +31,7 @@ app.command("show")(show_command)
 app.command("export")(export_command)
 app.command("tests")(tests_command)
 app.command("suites")(suites_command)
+app.add_typer(analyze_app, name="analyze")
 
 
 def main() -> None:

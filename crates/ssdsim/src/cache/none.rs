@@ -1,0 +1,19 @@
+//! No SLC cache: every host write goes to native blocks.
+use super::{CachePolicy, CacheView};
+
+pub struct NoCache;
+
+impl CachePolicy for NoCache {
+    fn may_open_slc(&self, _: &CacheView) -> bool {
+        false
+    }
+    fn limit_units(&self, _: &CacheView) -> u64 {
+        0
+    }
+    fn idle_fold(&self) -> bool {
+        false
+    }
+    fn busy_fold_ratio(&self) -> f64 {
+        0.0
+    }
+}

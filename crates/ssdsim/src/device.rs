@@ -1,0 +1,545 @@
+//! The simulated device: FTL + NAND timelines + controller, link and cache policy.
+//!
+//! Contract: host commands are applied one at a time, in issue order, at a
+//! given virtual issue time; each returns its completion time. Resources
+//! (controller, link in each direction, channels, dies) are timelines served
+//! first-come first-served. Writes complete when their data is in the write
+//! buffer; a buffer of `write_buffer_kib` per host stream holds data until its
+//! NAND program ends, so sustained writes run at the speed of the NAND.
+//! Reads complete when their data has crossed the die, the channel and the link.
+//! Space is reclaimed by one mechanism, relocation of a victim superblock's
+//! valid units into native blocks (garbage collection of a native victim,
+//! folding of an SLC victim), run
+//! - by force while host writes find free space short (proportionally, so
+//!   that reclaim keeps pace with the host),
+//! - in the background while the host writes to native blocks (folding, if
+//!   the cache policy asks for it),
+//! - while the host is idle (folding, and garbage collection while free space
+//!   is below the idle threshold).
+
+use crate::cache::{self, CachePolicy, CacheView};
+use crate::config::DriveConfig;
+use crate::ftl::{Ftl, SbState, Stream};
+use crate::geometry::{Geometry, Ppa, NONE, UNIT};
+use crate::nand::Nand;
+use crate::step::Counters;
+
+/// A victim being emptied.
+#[derive(Debug, Clone, Copy)]
+struct Cursor {
+    sb: u32,
+    /// Next unit offset to look at.
+    pos: u32,
+    /// End of the written area (capacity of the superblock in its mode).
+    end: u32,
+    slc: bool,
+    /// Source program unit whose read is scheduled, and when its data is ready.
+    cur_pu: u32,
+    pu_ready: u64,
+    /// Relocations per host unit needed to keep pace (forced mode).
+    ratio: f64,
+}
+
+/// Why a relocation happens (for counters).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Why {
+    Forced,
+    BusyFold,
+    Idle,
+}
+
+fn ns(us: f64) -> u64 {
+    (us * 1000.0).round() as u64
+}
+
+/// The drive.
+pub struct Device {
+    pub ftl: Ftl,
+    pub nand: Nand,
+    cache: Box<dyn CachePolicy>,
+    gc_low: u32,
+    gc_idle: u32,
+    ctrl_free: u64,
+    link_in_free: u64,
+    link_out_free: u64,
+    /// Link time per byte, ps.
+    link_ps_per_byte: u64,
+    read_cmd_ns: u64,
+    write_cmd_ns: u64,
+    trim_cmd_ns: u64,
+    trim_unit_ps: u64,
+    /// Per host stream: ring of program end times (write buffer) and the program-unit sequence.
+    ring: [Vec<u64>; 2],
+    ring_seq: [usize; 2],
+    forced: Option<Cursor>,
+    fold: Option<Cursor>,
+    forced_credit: f64,
+    fold_credit: f64,
+    busy_fold_ratio: f64,
+    pub counters: Raw,
+    /// Host write sequence number (version stamp of the data, in tests).
+    #[cfg(test)]
+    pub seq: u64,
+}
+
+/// Raw cumulative counters (units).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Raw {
+    pub host_units: u64,
+    pub nand_units: u64,
+    pub gc_units: u64,
+    pub fold_units: u64,
+    pub gc_sbs: u64,
+    pub fold_sbs: u64,
+    pub erases: u64,
+}
+
+impl Device {
+    pub fn new(cfg: &DriveConfig) -> Device {
+        let geo = Geometry::new(cfg);
+        let nand = Nand::new(cfg, &geo);
+        let cache = cache::from_config(cfg, &geo);
+        let pu_bytes = geo.units_per_pu as u64 * UNIT;
+        let k = ((cfg.controller.write_buffer_kib as u64 * 1024) / pu_bytes).max(1) as usize;
+        let c = &cfg.controller;
+        Device {
+            nand,
+            gc_low: cfg.ftl.gc_low_superblocks,
+            gc_idle: cfg.ftl.gc_idle_superblocks,
+            ctrl_free: 0,
+            link_in_free: 0,
+            link_out_free: 0,
+            link_ps_per_byte: (1e6 / cfg.host.link_mbps()).round() as u64,
+            read_cmd_ns: ns(c.read_cmd_us),
+            write_cmd_ns: ns(c.write_cmd_us),
+            trim_cmd_ns: ns(c.trim_cmd_us),
+            trim_unit_ps: (c.trim_unit_ns * 1000.0).round() as u64,
+            ring: [vec![0; k], vec![0; k]],
+            ring_seq: [0; 2],
+            forced: None,
+            fold: None,
+            forced_credit: 0.0,
+            fold_credit: 0.0,
+            busy_fold_ratio: cache.busy_fold_ratio(),
+            cache,
+            counters: Raw::default(),
+            ftl: Ftl::new(geo),
+            #[cfg(test)]
+            seq: 0,
+        }
+    }
+
+    pub fn geo(&self) -> &Geometry {
+        &self.ftl.geo
+    }
+
+    fn view(&self) -> CacheView {
+        let g = &self.ftl.geo;
+        CacheView {
+            user_units: g.user_units,
+            mapped: self.ftl.mapped,
+            slc_valid: self.ftl.slc_valid,
+            slc_sbs: self.ftl.slc_sbs,
+            free_sbs: self.ftl.free_sbs(),
+            superblocks: g.superblocks,
+            units_per_sb: g.units_per_sb,
+            units_per_sb_slc: g.units_per_sb_slc,
+            native_bits: g.native_bits,
+        }
+    }
+
+    /// Link time of `bytes`, ns.
+    #[inline]
+    fn link_ns(&self, bytes: u64) -> u64 {
+        (bytes * self.link_ps_per_byte).div_ceil(1000)
+    }
+
+    // ---------------------------------------------------------------- host commands
+
+    /// Write `units` 4 KiB units from `lba`, `bytes` over the link, issued at `t`; returns the completion time.
+    pub fn write(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
+        let c0 = self.ctrl_free.max(t);
+        self.ctrl_free = c0 + self.write_cmd_ns;
+        let l0 = self.link_in_free.max(self.ctrl_free);
+        self.link_in_free = l0 + self.link_ns(bytes);
+        let arrival = self.link_in_free;
+        let mut done = arrival;
+        for i in 0..units as u64 {
+            done = done.max(self.write_unit((lba + i) as u32, arrival));
+        }
+        self.erase_pending(arrival);
+        done
+    }
+
+    /// Read `units` units from `lba`; returns the completion time.
+    pub fn read(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
+        let c0 = self.ctrl_free.max(t);
+        self.ctrl_free = c0 + self.read_cmd_ns;
+        let tr = self.ctrl_free;
+        let mut ready = tr;
+        let upu = self.ftl.geo.units_per_pu;
+        let mut i = 0u64;
+        while i < units as u64 {
+            let ppa = self.ftl.l2p[(lba + i) as usize];
+            i += 1;
+            if ppa == NONE {
+                continue; // unmapped: zeroes, no NAND access
+            }
+            // Units of the same program unit that follow are read with it.
+            let pu_addr = ppa / upu;
+            let mut n = 1;
+            while i < units as u64 {
+                let p2 = self.ftl.l2p[(lba + i) as usize];
+                if p2 == NONE || p2 / upu != pu_addr {
+                    break;
+                }
+                n += 1;
+                i += 1;
+            }
+            if self.ftl.in_open_pu(ppa) {
+                continue; // still in the write buffer
+            }
+            let sb = self.ftl.geo.superblock_of(ppa);
+            let die = self.ftl.geo.die_of_pu(self.ftl.geo.pu_of(ppa));
+            let r = self.nand.read(die, self.ftl.slc[sb as usize], n, tr);
+            ready = ready.max(r);
+        }
+        let l0 = self.link_out_free.max(ready);
+        self.link_out_free = l0 + self.link_ns(bytes);
+        self.link_out_free
+    }
+
+    /// Unmap `units` units from `lba`; returns the completion time.
+    pub fn trim(&mut self, lba: u64, units: u64, t: u64) -> u64 {
+        let c0 = self.ctrl_free.max(t);
+        for l in lba..lba + units {
+            self.ftl.trim(l as u32);
+        }
+        self.ctrl_free = c0 + self.trim_cmd_ns + (units * self.trim_unit_ps).div_ceil(1000);
+        let done = self.ctrl_free;
+        self.erase_pending(done);
+        done
+    }
+
+    /// Return to fresh-out-of-box at time `t`: everything unmapped, every used superblock erased.
+    pub fn purge(&mut self, t: u64) -> u64 {
+        let g = self.ftl.geo.clone();
+        let used = (0..g.superblocks).filter(|&s| self.ftl.state[s as usize] != SbState::Free).count() as u64;
+        self.ftl.purge();
+        self.forced = None;
+        self.fold = None;
+        self.forced_credit = 0.0;
+        self.fold_credit = 0.0;
+        let start = t.max(self.nand.all_free()).max(self.ctrl_free);
+        let per_die = used * self.nand.native.erase;
+        for f in self.nand.die_free.iter_mut() {
+            *f = start + per_die;
+        }
+        self.nand.erases += used;
+        self.counters.erases += used;
+        start + per_die
+    }
+
+    // ---------------------------------------------------------------- write path
+
+    #[inline]
+    fn write_unit(&mut self, lba: u32, t: u64) -> u64 {
+        let stream = if self.ftl.wps[0].has_room() {
+            Stream::HostSlc
+        } else if self.ftl.free_sbs() > self.gc_low + 1 && self.cache.may_open_slc(&self.view()) {
+            self.ftl.open(Stream::HostSlc, true);
+            Stream::HostSlc
+        } else {
+            if !self.ftl.wps[1].has_room() {
+                self.ensure_free(t);
+                self.ftl.open(Stream::HostNative, false);
+            }
+            if self.busy_fold_ratio > 0.0 {
+                self.fold_credit += self.busy_fold_ratio;
+            }
+            Stream::HostNative
+        };
+        let s = stream as usize;
+        let k = self.ring[s].len();
+        let accept = t.max(self.ring[s][self.ring_seq[s] % k]);
+        #[cfg(test)]
+        {
+            self.seq += 1;
+        }
+        let (ppa, pu_done) = self.ftl.place(lba, stream);
+        #[cfg(test)]
+        {
+            self.ftl.stamp[ppa as usize] = self.seq;
+        }
+        self.counters.host_units += 1;
+        let wp = &mut self.ftl.wps[s];
+        wp.pu_ready = wp.pu_ready.max(accept);
+        if pu_done {
+            let ready = wp.pu_ready;
+            let slc = wp.slc;
+            wp.pu_ready = 0;
+            let end = self.program(ppa, slc, ready);
+            let slot = self.ring_seq[s] % k;
+            self.ring[s][slot] = end;
+            self.ring_seq[s] += 1;
+        }
+        // Reclaim in step with the host when free space is short.
+        if self.ftl.free_sbs() <= self.gc_low || self.forced.is_some() {
+            self.forced_step(t);
+        }
+        if self.fold_credit >= 1.0 {
+            self.busy_fold_step(t);
+        }
+        accept
+    }
+
+    /// Schedule the program of the program unit containing `ppa`.
+    #[inline]
+    fn program(&mut self, ppa: Ppa, slc: bool, ready: u64) -> u64 {
+        let g = &self.ftl.geo;
+        let die = g.die_of_pu(g.pu_of(ppa));
+        let upu = g.units_per_pu;
+        self.counters.nand_units += upu as u64;
+        self.nand.program(die, slc, upu, ready)
+    }
+
+    /// Make sure a free superblock can be opened: reclaim synchronously while
+    /// free superblocks are at the emergency floor.
+    fn ensure_free(&mut self, t: u64) {
+        let mut guard = 0;
+        while self.ftl.free_sbs() <= 2 {
+            if !self.relocate_one(t, Why::Forced, true) {
+                guard += 1;
+                assert!(guard < 4, "no space can be reclaimed: the drive is over-committed");
+            }
+            self.erase_pending(t);
+        }
+    }
+
+    fn erase_pending(&mut self, t: u64) {
+        while let Some(sb) = self.ftl.pending_erase.pop() {
+            let slc = self.ftl.slc[sb as usize];
+            if slc {
+                self.counters.fold_sbs += 0; // emptied by the host, not folded
+            }
+            self.nand.erase_all(slc, t);
+            self.counters.erases += 1;
+            self.ftl.release(sb);
+        }
+    }
+
+    // ---------------------------------------------------------------- reclaim
+
+    /// Best victim overall: the superblock with the fewest valid units, SLC or native.
+    fn pick_victim(&mut self, slc_only: bool) -> Option<(u32, bool)> {
+        let s = self.ftl.victims_slc.peek();
+        if slc_only {
+            return s.map(|sb| (sb, true));
+        }
+        let n = self.ftl.victims_native.peek();
+        match (s, n) {
+            (Some(a), Some(b)) => {
+                if self.ftl.valid[a as usize] <= self.ftl.valid[b as usize] {
+                    Some((a, true))
+                } else {
+                    Some((b, false))
+                }
+            }
+            (Some(a), None) => Some((a, true)),
+            (None, Some(b)) => Some((b, false)),
+            (None, None) => None,
+        }
+    }
+
+    fn start(&mut self, slc_only: bool) -> Option<Cursor> {
+        let (sb, slc) = self.pick_victim(slc_only)?;
+        self.ftl.start_reclaim(sb);
+        let v = self.ftl.valid[sb as usize] as f64;
+        let gain = (self.ftl.geo.units_per_sb as f64 - v).max(1.0);
+        Some(Cursor {
+            sb,
+            pos: 0,
+            end: self.ftl.geo.sb_capacity(slc),
+            slc,
+            cur_pu: NONE,
+            pu_ready: 0,
+            ratio: (v / gain).max(0.05),
+        })
+    }
+
+    /// Relocate the next valid unit of `c`; returns false when `c` is exhausted (and releases it).
+    #[inline]
+    fn step_cursor(&mut self, c: &mut Cursor, t: u64, why: Why) -> bool {
+        let usb = self.ftl.geo.units_per_sb;
+        let upu = self.ftl.geo.units_per_pu;
+        let base = c.sb * usb;
+        while c.pos < c.end {
+            let ppa = base + c.pos;
+            c.pos += 1;
+            if self.ftl.p2l[ppa as usize] == NONE {
+                continue;
+            }
+            let pu = c.pos.saturating_sub(1) / upu;
+            if pu != c.cur_pu {
+                // One read of the source program unit brings all its valid units.
+                let first = base + pu * upu;
+                let n = (first..first + upu).filter(|&p| self.ftl.p2l[p as usize] != NONE).count() as u32;
+                let die = self.ftl.geo.die_of_pu(pu);
+                c.pu_ready = self.nand.read(die, c.slc, n, t);
+                c.cur_pu = pu;
+            }
+            if !self.ftl.wps[Stream::Reloc as usize].has_room() {
+                self.ftl.open(Stream::Reloc, false);
+            }
+            let (np, done) = self.ftl.relocate(ppa);
+            if c.slc { self.counters.fold_units += 1 } else { self.counters.gc_units += 1 }
+            let wp = &mut self.ftl.wps[Stream::Reloc as usize];
+            wp.pu_ready = wp.pu_ready.max(c.pu_ready);
+            if done {
+                let ready = wp.pu_ready;
+                wp.pu_ready = 0;
+                self.program(np, false, ready);
+            }
+            return true;
+        }
+        // Exhausted: the superblock is empty.
+        let _ = why;
+        if c.slc { self.counters.fold_sbs += 1 } else { self.counters.gc_sbs += 1 }
+        let sb = c.sb;
+        debug_assert_eq!(self.ftl.valid[sb as usize], 0);
+        if !self.ftl.pending_erase.contains(&sb) {
+            self.nand.erase_all(c.slc, t);
+            self.counters.erases += 1;
+            self.ftl.release(sb);
+        }
+        false
+    }
+
+    /// Relocate one unit for the forced (or idle) cursor, starting a victim if needed.
+    /// Returns false if there was nothing to reclaim.
+    fn relocate_one(&mut self, t: u64, why: Why, forced: bool) -> bool {
+        let mut c = match if forced { self.forced.take() } else { self.fold.take() } {
+            Some(c) => c,
+            None => match self.start(!forced) {
+                Some(c) => c,
+                None => return false,
+            },
+        };
+        let more = self.step_cursor(&mut c, t, why);
+        if more {
+            if forced { self.forced = Some(c) } else { self.fold = Some(c) }
+        }
+        true
+    }
+
+    /// Proportional forced reclaim: per host unit, relocate as many units as the victim needs to keep pace.
+    fn forced_step(&mut self, t: u64) {
+        if self.forced.is_none() {
+            if self.ftl.free_sbs() > self.gc_low {
+                return;
+            }
+            match self.start(false) {
+                Some(c) => self.forced = Some(c),
+                None => return,
+            }
+        }
+        let ratio = self.forced.as_ref().map(|c| c.ratio).unwrap_or(1.0);
+        // Below the floor, go faster.
+        let boost = if self.ftl.free_sbs() + 1 < self.gc_low { 2.0 } else { 1.0 };
+        self.forced_credit += ratio * boost;
+        while self.forced_credit >= 1.0 {
+            self.forced_credit -= 1.0;
+            if !self.relocate_one(t, Why::Forced, true) {
+                self.forced_credit = 0.0;
+                break;
+            }
+            if self.forced.is_none() {
+                self.forced_credit = 0.0;
+                break;
+            }
+        }
+        self.erase_pending(t);
+    }
+
+    /// Background folding while the host writes to native blocks.
+    fn busy_fold_step(&mut self, t: u64) {
+        while self.fold_credit >= 1.0 {
+            self.fold_credit -= 1.0;
+            if !self.relocate_one(t, Why::BusyFold, false) {
+                self.fold_credit = 0.0;
+                break;
+            }
+        }
+        self.erase_pending(t);
+    }
+
+    /// Idle from `t0` to `t1`: fold the cache (if the policy folds when idle) and
+    /// collect garbage while free space is below the idle threshold. Work is
+    /// scheduled in chunks while the dies are free before `t1`; the last chunk may
+    /// run past `t1` (the host then waits for it, as on a real drive).
+    pub fn idle(&mut self, t0: u64, t1: u64) {
+        let chunk = (self.ftl.geo.dies * self.ftl.geo.units_per_pu * 2).max(64);
+        loop {
+            let busy_until = self.nand.die_free.iter().copied().max().unwrap_or(0).max(t0);
+            let at = t0;
+            if busy_until >= t1 {
+                break;
+            }
+            let fold = self.cache.idle_fold() && (self.fold.is_some() || !self.ftl.victims_slc.is_empty());
+            let gc = self.forced.is_some() || self.ftl.free_sbs() < self.gc_idle;
+            if !fold && !gc {
+                break;
+            }
+            let mut moved = 0;
+            let mut progressed = false;
+            while moved < chunk {
+                let ok = if fold {
+                    self.relocate_one(at, Why::Idle, false)
+                } else {
+                    self.relocate_one(at, Why::Idle, true)
+                };
+                if !ok {
+                    break;
+                }
+                progressed = true;
+                moved += 1;
+                self.erase_pending(at);
+                if fold && self.fold.is_none() {
+                    break;
+                }
+                if !fold && self.forced.is_none() {
+                    break;
+                }
+            }
+            if !progressed {
+                break;
+            }
+        }
+    }
+
+    /// Snapshot of the counters.
+    pub fn snapshot(&self) -> Counters {
+        let v = self.view();
+        let r = &self.counters;
+        Counters {
+            host_write_bytes: r.host_units * UNIT,
+            nand_write_bytes: r.nand_units * UNIT,
+            write_amplification: if r.host_units > 0 { r.nand_units as f64 / r.host_units as f64 } else { 0.0 },
+            gc_bytes: r.gc_units * UNIT,
+            fold_bytes: r.fold_units * UNIT,
+            gc_superblocks: r.gc_sbs,
+            fold_superblocks: r.fold_sbs,
+            erases: r.erases,
+            slc_used_bytes: self.ftl.slc_valid * UNIT,
+            slc_limit_bytes: self.cache.limit_units(&v) * UNIT,
+            free_superblocks: self.ftl.free_sbs(),
+            superblocks: self.ftl.geo.superblocks,
+            mapped_bytes: self.ftl.mapped * UNIT,
+        }
+    }
+
+    /// Time at which everything in the drive is idle.
+    pub fn quiet_at(&self) -> u64 {
+        self.nand.all_free().max(self.ctrl_free).max(self.link_in_free).max(self.link_out_free)
+    }
+}

@@ -1,0 +1,122 @@
+//! NAND geometry and addressing.
+//!
+//! Contract: the simulator manages space in *superblocks* — one erase block
+//! from every plane of every die, erased together — and maps data in 4 KiB
+//! *units*. A superblock is programmed in *program units*: one multi-plane
+//! page on one die (`planes × page_bytes`, i.e. `units_per_pu` units).
+//! Program unit `p` of a superblock lives on die `p % dies` (so consecutive
+//! program units stripe across dies and channels) at page row `p / dies`.
+//! Die `d` sits on channel `d % channels`. A physical page address (`Ppa`) is
+//! `superblock × units_per_sb + p × units_per_pu + u`, a `u32`. In SLC mode a
+//! superblock has only `pages_per_block / bits(native)` rows, so it holds
+//! `1 / bits` of its native data.
+
+use crate::config::{CellMode, DriveConfig};
+
+/// Bytes in one mapping unit.
+pub const UNIT: u64 = 4096;
+
+/// Physical page address of a 4 KiB unit.
+pub type Ppa = u32;
+/// Marker of "no address" in mapping tables.
+pub const NONE: u32 = u32::MAX;
+
+/// Derived, immutable geometry.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    pub channels: u32,
+    pub dies: u32,
+    pub superblocks: u32,
+    /// 4 KiB units per program unit (multi-plane page).
+    pub units_per_pu: u32,
+    /// Page rows per block in native mode.
+    pub rows_native: u32,
+    /// Page rows per block in SLC mode.
+    pub rows_slc: u32,
+    /// Units of a superblock in native mode (the stride of `Ppa`s).
+    pub units_per_sb: u32,
+    /// Units of a superblock in SLC mode.
+    pub units_per_sb_slc: u32,
+    /// User-visible 4 KiB units (logical space).
+    pub user_units: u64,
+    /// Bits per cell of the native mode.
+    pub native_bits: u32,
+    pub native_mode: CellMode,
+}
+
+impl Geometry {
+    pub fn new(cfg: &DriveConfig) -> Geometry {
+        let g = &cfg.geometry;
+        let dies = g.channels * g.dies_per_channel;
+        let units_per_pu = g.planes_per_die * g.page_bytes / UNIT as u32;
+        let native_bits = cfg.timing(cfg.native_mode).bits_per_cell;
+        let rows_slc = g.pages_per_block / native_bits;
+        let units_per_sb = (g.pages_per_block as u64 * dies as u64 * units_per_pu as u64) as u32;
+        let total = g.blocks_per_plane as u64 * units_per_sb as u64;
+        assert!(total < NONE as u64, "geometry too large for 32-bit page addresses");
+        Geometry {
+            channels: g.channels,
+            dies,
+            superblocks: g.blocks_per_plane,
+            units_per_pu,
+            rows_native: g.pages_per_block,
+            rows_slc,
+            units_per_sb,
+            units_per_sb_slc: rows_slc * dies * units_per_pu,
+            user_units: cfg.user_bytes() / UNIT,
+            native_bits,
+            native_mode: cfg.native_mode,
+        }
+    }
+
+    /// Total physical units (native mode).
+    pub fn total_units(&self) -> u64 {
+        self.superblocks as u64 * self.units_per_sb as u64
+    }
+
+    /// Capacity in units of a superblock in the given mode.
+    pub fn sb_capacity(&self, slc: bool) -> u32 {
+        if slc { self.units_per_sb_slc } else { self.units_per_sb }
+    }
+
+    #[inline]
+    pub fn superblock_of(&self, ppa: Ppa) -> u32 {
+        ppa / self.units_per_sb
+    }
+
+    /// Program-unit index within its superblock.
+    #[inline]
+    pub fn pu_of(&self, ppa: Ppa) -> u32 {
+        (ppa % self.units_per_sb) / self.units_per_pu
+    }
+
+    #[inline]
+    pub fn die_of_pu(&self, pu: u32) -> u32 {
+        pu % self.dies
+    }
+
+    #[inline]
+    pub fn channel_of_die(&self, die: u32) -> u32 {
+        die % self.channels
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::tests::small;
+
+    #[test]
+    fn addressing_round_trips() {
+        let g = Geometry::new(&small(0.6));
+        assert_eq!(g.dies, 4);
+        assert_eq!(g.units_per_pu, 2);
+        assert_eq!(g.units_per_sb, 6 * 4 * 2);
+        assert_eq!(g.units_per_sb_slc, 2 * 4 * 2);
+        let ppa = 5 * g.units_per_sb + 7 * g.units_per_pu + 1;
+        assert_eq!(g.superblock_of(ppa), 5);
+        assert_eq!(g.pu_of(ppa), 7);
+        assert_eq!(g.die_of_pu(7), 3);
+        assert_eq!(g.channel_of_die(3), 1);
+    }
+}

@@ -1,0 +1,62 @@
+"""Loop devices and mounts for the root-only tests; always detached and unmounted,
+even when the test fails."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from ssdlab.units import MiB
+
+
+def run(*argv: str) -> str:
+    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def require(*programs: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to attach loop devices and mount them")
+    for program in ("losetup", *programs):
+        if shutil.which(program) is None:
+            pytest.skip(f"{program} is not installed")
+
+
+@contextmanager
+def loop_device(image: Path, size: int = 64 * MiB, partscan: bool = False) -> Iterator[Path]:
+    """A loop device over `image` (created sparse at `size` unless it exists)."""
+    require()
+    if not image.exists():
+        with open(image, "wb") as f:
+            f.truncate(size)
+    try:
+        device = run("losetup", "-f", "--show", *(["-P"] if partscan else []), str(image))
+    except subprocess.CalledProcessError as exc:
+        pytest.skip(f"cannot attach a loop device here: {exc.stderr.strip()}")
+    try:
+        if partscan and shutil.which("partx"):
+            # some kernels leave the scan to user space; partx adds what the kernel did not
+            subprocess.run(["partx", "-a", device], capture_output=True)
+        yield Path(device)
+    finally:
+        if partscan and shutil.which("partx"):
+            subprocess.run(["partx", "-d", device], capture_output=True)
+        subprocess.run(["losetup", "-d", device], capture_output=True)
+
+
+@contextmanager
+def mounted(device: Path, mount_point: Path) -> Iterator[Path]:
+    mount_point.mkdir(parents=True, exist_ok=True)
+    try:
+        run("mount", str(device), str(mount_point))
+    except subprocess.CalledProcessError as exc:
+        pytest.skip(f"cannot mount here: {exc.stderr.strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], capture_output=True)
