@@ -17,7 +17,7 @@ from ssdlab.model import RunStatus, Test
 from ssdlab.store import Store
 from ssdlab.suites import load_suite, parse_suite
 from ssdlab.targets import Target, TargetKind
-from ssdlab.targets import consent, identity, purge, resolve, safety
+from ssdlab.targets import consent, files, identity, purge, resolve, safety
 from ssdlab.units import GiB
 
 SIM_NOT_YET = ("the simulator backend is not available yet: run on a block device or a "
@@ -60,6 +60,7 @@ def planned_capacity(request: RunRequest, test_ids: list[str]) -> int:
     path = Path(request.target)
     if path.is_block_device():
         return resolve.device_capacity(path)
+    files.refuse_foreign(path, request.force)
     if request.size is not None:
         return request.size
     if path.is_file():

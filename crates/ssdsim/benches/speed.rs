@@ -1,1 +1,87 @@
-fn main() {}
+//! Speed benchmark of the simulator core (prints figures; `cargo bench -p ssdsim`).
+//!
+//! 1. Whole-drive fill of a 1 TB preset (128 KiB sequential writes, QD32): wall time.
+//!    Target: at most 10 s.
+//! 2. 4 KiB random writes at QD32 on a full 1 TB TLC preset in steady state with GC active
+//!    (after a fill and 256 GiB of random writes): simulated commands per wall-second.
+//!    Target: at least 2 million.
+//! 3. Peak memory (max RSS from getrusage): target at most 2.5 GiB per TB simulated.
+//!
+//! Each scenario runs in its own child process so that its max RSS is its own.
+//! Optional argument: a preset name (default: wd-sn850-1tb), or `--child <scenario> <preset>`.
+use ssdsim::{Drive, DriveConfig, Op, Step};
+use std::time::Instant;
+
+const KIB: u64 = 1024;
+const GIB: u64 = 1 << 30;
+
+fn max_rss_bytes() -> u64 {
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the struct we own.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    u.ru_maxrss as u64 * 1024
+}
+
+fn drive(preset: &str) -> Drive {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../drives").join(format!("{preset}.toml"));
+    Drive::new(DriveConfig::from_file(&p).unwrap_or_else(|e| panic!("{e}"))).unwrap()
+}
+
+fn fill(preset: &str) {
+    let mut d = drive(preset);
+    let span = d.user_bytes() / (128 * KIB) * (128 * KIB);
+    let w = Instant::now();
+    let r = d.run(&Step::new("fill", Op::Write, 128 * KIB, span).qd(32).per_gib()).unwrap();
+    let wall = w.elapsed().as_secs_f64();
+    let tb = d.user_bytes() as f64 / 1e12;
+    println!(
+        "fill      {preset}: {:.0} GB, {} commands in {wall:.2} s wall (target <= 10 s) -> {:.2} M commands/s; virtual {:.0} s at {:.0} MB/s; max RSS {:.2} GiB = {:.2} GiB/TB (target <= 2.5)",
+        span as f64 / 1e9,
+        r.write.as_ref().unwrap().ios,
+        r.write.as_ref().unwrap().ios as f64 / wall / 1e6,
+        r.busy_s,
+        r.mbps(),
+        max_rss_bytes() as f64 / GIB as f64,
+        max_rss_bytes() as f64 / GIB as f64 / tb
+    );
+}
+
+fn steady(preset: &str) {
+    let mut d = drive(preset);
+    let span = d.user_bytes() / (128 * KIB) * (128 * KIB);
+    d.run(&Step::new("fill", Op::Write, 128 * KIB, span).qd(32)).unwrap();
+    let span4 = d.user_bytes() / (4 * KIB) * (4 * KIB);
+    d.run(&Step::new("warm-up", Op::RandWrite, 4 * KIB, span4).qd(32).io_size(256 * GIB)).unwrap();
+    let w = Instant::now();
+    let r = d.run(&Step::new("steady", Op::RandWrite, 4 * KIB, span4).qd(32).io_size(64 * GIB)).unwrap();
+    let wall = w.elapsed().as_secs_f64();
+    let n = r.write.as_ref().unwrap().ios;
+    let c = &r.counters;
+    assert!(c.gc_bytes > 0, "GC must be active in the measured window");
+    println!(
+        "randwrite {preset}: {n} commands (4 KiB, QD32, full drive, GC active: WA {:.2}, {:.0} GB relocated) in {wall:.2} s wall = {:.2} M commands/s (target >= 2); virtual {:.0} K IOPS; max RSS {:.2} GiB",
+        c.write_amplification,
+        c.gc_bytes as f64 / 1e9,
+        n as f64 / wall / 1e6,
+        r.iops() / 1e3,
+        max_rss_bytes() as f64 / GIB as f64
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        match args[1].as_str() {
+            "fill" => fill(&args[2]),
+            "steady" => steady(&args[2]),
+            other => panic!("unknown scenario {other}"),
+        }
+        return;
+    }
+    let preset = args.first().cloned().unwrap_or_else(|| "wd-sn850-1tb".into());
+    let me = std::env::current_exe().unwrap();
+    for scenario in ["fill", "steady"] {
+        let st = std::process::Command::new(&me).args(["--child", scenario, &preset]).status().unwrap();
+        assert!(st.success(), "{scenario} failed");
+    }
+}

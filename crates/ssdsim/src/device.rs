@@ -23,6 +23,7 @@ use crate::ftl::{Ftl, SbState, Stream};
 use crate::geometry::{Geometry, Ppa, NONE, UNIT};
 use crate::nand::Nand;
 use crate::step::Counters;
+use crate::timeline::GapTimeline;
 
 /// A victim being emptied.
 #[derive(Debug, Clone, Copy)]
@@ -61,7 +62,7 @@ pub struct Device {
     gc_idle: u32,
     ctrl_free: u64,
     link_in_free: u64,
-    link_out_free: u64,
+    link_out: GapTimeline,
     /// Link time per byte, ps.
     link_ps_per_byte: u64,
     read_cmd_ns: u64,
@@ -76,6 +77,7 @@ pub struct Device {
     forced_credit: f64,
     fold_credit: f64,
     busy_fold_ratio: f64,
+    slc_recheck: u64,
     pub counters: Raw,
     /// Host write sequence number (version stamp of the data, in tests).
     #[cfg(test)]
@@ -108,7 +110,7 @@ impl Device {
             gc_idle: cfg.ftl.gc_idle_superblocks,
             ctrl_free: 0,
             link_in_free: 0,
-            link_out_free: 0,
+            link_out: GapTimeline::new(64),
             link_ps_per_byte: (1e6 / cfg.host.link_mbps()).round() as u64,
             read_cmd_ns: ns(c.read_cmd_us),
             write_cmd_ns: ns(c.write_cmd_us),
@@ -121,6 +123,7 @@ impl Device {
             forced_credit: 0.0,
             fold_credit: 0.0,
             busy_fold_ratio: cache.busy_fold_ratio(),
+            slc_recheck: 0,
             cache,
             counters: Raw::default(),
             ftl: Ftl::new(geo),
@@ -173,6 +176,8 @@ impl Device {
 
     /// Read `units` units from `lba`; returns the completion time.
     pub fn read(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
+        self.nand.prune(t);
+        self.link_out.prune(t);
         let c0 = self.ctrl_free.max(t);
         self.ctrl_free = c0 + self.read_cmd_ns;
         let tr = self.ctrl_free;
@@ -180,7 +185,7 @@ impl Device {
         let upu = self.ftl.geo.units_per_pu;
         let mut i = 0u64;
         while i < units as u64 {
-            let ppa = self.ftl.l2p[(lba + i) as usize];
+            let ppa = self.ftl.l2p((lba + i) as usize);
             i += 1;
             if ppa == NONE {
                 continue; // unmapped: zeroes, no NAND access
@@ -189,7 +194,7 @@ impl Device {
             let pu_addr = ppa / upu;
             let mut n = 1;
             while i < units as u64 {
-                let p2 = self.ftl.l2p[(lba + i) as usize];
+                let p2 = self.ftl.l2p((lba + i) as usize);
                 if p2 == NONE || p2 / upu != pu_addr {
                     break;
                 }
@@ -204,9 +209,8 @@ impl Device {
             let r = self.nand.read(die, self.ftl.slc[sb as usize], n, tr);
             ready = ready.max(r);
         }
-        let l0 = self.link_out_free.max(ready);
-        self.link_out_free = l0 + self.link_ns(bytes);
-        self.link_out_free
+        let d = self.link_ns(bytes);
+        self.link_out.reserve(ready, d) + d
     }
 
     /// Unmap `units` units from `lba`; returns the completion time.
@@ -230,11 +234,10 @@ impl Device {
         self.fold = None;
         self.forced_credit = 0.0;
         self.fold_credit = 0.0;
+        self.slc_recheck = 0;
         let start = t.max(self.nand.all_free()).max(self.ctrl_free);
         let per_die = used * self.nand.native.erase;
-        for f in self.nand.die_free.iter_mut() {
-            *f = start + per_die;
-        }
+        self.nand.block_dies_until(start + per_die);
         self.nand.erases += used;
         self.counters.erases += used;
         start + per_die
@@ -246,7 +249,7 @@ impl Device {
     fn write_unit(&mut self, lba: u32, t: u64) -> u64 {
         let stream = if self.ftl.wps[0].has_room() {
             Stream::HostSlc
-        } else if self.ftl.free_sbs() > self.gc_low + 1 && self.cache.may_open_slc(&self.view()) {
+        } else if self.counters.host_units >= self.slc_recheck && self.slc_allowed() {
             self.ftl.open(Stream::HostSlc, true);
             Stream::HostSlc
         } else {
@@ -291,6 +294,16 @@ impl Device {
             self.busy_fold_step(t);
         }
         accept
+    }
+
+    /// May the host open an SLC superblock? When the answer is no, it is asked
+    /// again only after 64 more host units (256 KiB), not on every unit.
+    fn slc_allowed(&mut self) -> bool {
+        let ok = self.ftl.free_sbs() > self.gc_low + 1 && self.cache.may_open_slc(&self.view());
+        if !ok {
+            self.slc_recheck = self.counters.host_units + 64;
+        }
+        ok
     }
 
     /// Schedule the program of the program unit containing `ppa`.
@@ -376,14 +389,21 @@ impl Device {
         while c.pos < c.end {
             let ppa = base + c.pos;
             c.pos += 1;
-            if self.ftl.p2l[ppa as usize] == NONE {
+            if self.ftl.p2l(ppa as usize) == NONE {
                 continue;
+            }
+            // Prefetch the mapping entry of a unit further on in the victim.
+            if c.pos + 16 < c.end {
+                let ahead = self.ftl.p2l((ppa + 16) as usize);
+                if ahead != NONE {
+                    self.ftl.prefetch(ahead as u64, false);
+                }
             }
             let pu = c.pos.saturating_sub(1) / upu;
             if pu != c.cur_pu {
                 // One read of the source program unit brings all its valid units.
                 let first = base + pu * upu;
-                let n = (first..first + upu).filter(|&p| self.ftl.p2l[p as usize] != NONE).count() as u32;
+                let n = (first..first + upu).filter(|&p| self.ftl.p2l(p as usize) != NONE).count() as u32;
                 let die = self.ftl.geo.die_of_pu(pu);
                 c.pu_ready = self.nand.read(die, c.slc, n, t);
                 c.cur_pu = pu;
@@ -480,7 +500,7 @@ impl Device {
     pub fn idle(&mut self, t0: u64, t1: u64) {
         let chunk = (self.ftl.geo.dies * self.ftl.geo.units_per_pu * 2).max(64);
         loop {
-            let busy_until = self.nand.die_free.iter().copied().max().unwrap_or(0).max(t0);
+            let busy_until = self.nand.die_busy_until().max(t0);
             let at = t0;
             if busy_until >= t1 {
                 break;
@@ -538,8 +558,14 @@ impl Device {
         }
     }
 
+    /// Prefetch the mapping of an upcoming command (see [`Ftl::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, lba: u64, deep: bool) {
+        self.ftl.prefetch(lba, deep);
+    }
+
     /// Time at which everything in the drive is idle.
     pub fn quiet_at(&self) -> u64 {
-        self.nand.all_free().max(self.ctrl_free).max(self.link_in_free).max(self.link_out_free)
+        self.nand.all_free().max(self.ctrl_free).max(self.link_in_free).max(self.link_out.free_at())
     }
 }

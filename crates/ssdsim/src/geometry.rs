@@ -21,6 +21,32 @@ pub type Ppa = u32;
 /// Marker of "no address" in mapping tables.
 pub const NONE: u32 = u32::MAX;
 
+/// Exact division of 32-bit numbers by a fixed 32-bit divisor with a multiply
+/// (Lemire, Kaser, Kurz 2019: M = floor(2^64 / d) + 1 is exact for all 32-bit n).
+#[derive(Debug, Clone, Copy)]
+pub struct FastDiv {
+    m: u64,
+    d: u32,
+}
+
+impl FastDiv {
+    pub fn new(d: u32) -> FastDiv {
+        assert!(d > 0);
+        FastDiv { m: (u64::MAX / d as u64).wrapping_add(1), d }
+    }
+    #[inline]
+    pub fn div(&self, n: u32) -> u32 {
+        if self.d == 1 {
+            return n;
+        }
+        ((self.m as u128 * n as u128) >> 64) as u32
+    }
+    #[inline]
+    pub fn rem(&self, n: u32) -> u32 {
+        n - self.div(n) * self.d
+    }
+}
+
 /// Derived, immutable geometry.
 #[derive(Debug, Clone)]
 pub struct Geometry {
@@ -42,6 +68,9 @@ pub struct Geometry {
     /// Bits per cell of the native mode.
     pub native_bits: u32,
     pub native_mode: CellMode,
+    div_sb: FastDiv,
+    pub(crate) div_pu: FastDiv,
+    div_dies: FastDiv,
 }
 
 impl Geometry {
@@ -66,6 +95,9 @@ impl Geometry {
             user_units: cfg.user_bytes() / UNIT,
             native_bits,
             native_mode: cfg.native_mode,
+            div_sb: FastDiv::new(units_per_sb),
+            div_pu: FastDiv::new(units_per_pu),
+            div_dies: FastDiv::new(dies),
         }
     }
 
@@ -81,18 +113,18 @@ impl Geometry {
 
     #[inline]
     pub fn superblock_of(&self, ppa: Ppa) -> u32 {
-        ppa / self.units_per_sb
+        self.div_sb.div(ppa)
     }
 
     /// Program-unit index within its superblock.
     #[inline]
     pub fn pu_of(&self, ppa: Ppa) -> u32 {
-        (ppa % self.units_per_sb) / self.units_per_pu
+        self.div_pu.div(self.div_sb.rem(ppa))
     }
 
     #[inline]
     pub fn die_of_pu(&self, pu: u32) -> u32 {
-        pu % self.dies
+        self.div_dies.rem(pu)
     }
 
     #[inline]
@@ -105,6 +137,22 @@ impl Geometry {
 mod tests {
     use super::*;
     use crate::config::tests::small;
+
+    #[test]
+    fn fast_division_is_exact() {
+        let mut r = crate::rng::Rng::new(3);
+        for d in [1u32, 2, 3, 7, 48, 196_608, 294_912, 528_384, u32::MAX] {
+            let f = FastDiv::new(d);
+            for n in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1] {
+                assert_eq!(f.div(n), n / d, "{n}/{d}");
+                assert_eq!(f.rem(n), n % d);
+            }
+            for _ in 0..10_000 {
+                let n = r.next_u64() as u32;
+                assert_eq!(f.div(n), n / d, "{n}/{d}");
+            }
+        }
+    }
 
     #[test]
     fn addressing_round_trips() {

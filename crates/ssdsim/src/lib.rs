@@ -22,6 +22,10 @@ pub mod nand;
 pub mod rng;
 pub mod run;
 pub mod step;
+pub mod timeline;
+
+#[cfg(test)]
+mod proptests;
 
 pub use config::{ConfigError, DriveConfig};
 pub use run::{simulate, Drive};

@@ -7,12 +7,16 @@
 //! are scheduled (first come, first served, no backfilling). Nothing here
 //! knows about mapping; callers pass die indices and cell modes.
 //!
+//! Dies and channels are gap-filling timelines ([`GapTimeline`]): a transfer ready
+//! earlier may use a gap before a transfer scheduled earlier but ready later.
+//!
 //! - read: die busy `t_read`, then the channel moves the data out.
 //! - program: the channel moves the data in, then the die is busy `t_prog`.
 //! - erase: the die is busy `t_erase` (no channel use).
 
 use crate::config::{CellMode, DriveConfig};
 use crate::geometry::{Geometry, UNIT};
+use crate::timeline::GapTimeline;
 
 /// Timings of one mode, in ns.
 #[derive(Debug, Clone, Copy)]
@@ -25,8 +29,8 @@ pub struct ModeNs {
 /// The dies and channels of the drive.
 #[derive(Debug, Clone)]
 pub struct Nand {
-    pub die_free: Vec<u64>,
-    pub chan_free: Vec<u64>,
+    pub die: Vec<GapTimeline>,
+    pub chan: Vec<GapTimeline>,
     channels: u32,
     /// Channel time to move one 4 KiB unit, ns (fractional kept in ps).
     unit_xfer_ps: u64,
@@ -49,8 +53,8 @@ impl Nand {
             ModeNs { read: us(c.t_read_us), prog: us(c.t_prog_us), erase: us(c.t_erase_us) }
         };
         Nand {
-            die_free: vec![0; geo.dies as usize],
-            chan_free: vec![0; geo.channels as usize],
+            die: vec![GapTimeline::new(8); geo.dies as usize],
+            chan: vec![GapTimeline::new(16); geo.channels as usize],
             channels: geo.channels,
             unit_xfer_ps: (UNIT as f64 / (cfg.nand.channel_mbps * 1e6) * 1e12).round() as u64,
             slc: t(CellMode::Slc),
@@ -76,13 +80,11 @@ impl Nand {
     #[inline]
     pub fn read(&mut self, die: u32, slc: bool, units: u32, t: u64) -> u64 {
         let d = die as usize;
-        let start = self.die_free[d].max(t);
-        let sensed = start + self.mode(slc).read;
-        self.die_free[d] = sensed;
+        let tr = self.mode(slc).read;
+        let sensed = self.die[d].reserve(t, tr) + tr;
         let c = (die % self.channels) as usize;
-        let xs = self.chan_free[c].max(sensed);
-        let done = xs + self.xfer_ns(units);
-        self.chan_free[c] = done;
+        let d = self.xfer_ns(units);
+        let done = self.chan[c].reserve(sensed, d) + d;
         self.reads += 1;
         done
     }
@@ -91,13 +93,11 @@ impl Nand {
     #[inline]
     pub fn program(&mut self, die: u32, slc: bool, units: u32, t: u64) -> u64 {
         let c = (die % self.channels) as usize;
-        let xs = self.chan_free[c].max(t);
-        let xe = xs + self.xfer_ns(units);
-        self.chan_free[c] = xe;
+        let dur = self.xfer_ns(units);
+        let xe = self.chan[c].reserve(t, dur) + dur;
         let d = die as usize;
-        let ps = self.die_free[d].max(xe);
-        let pe = ps + self.mode(slc).prog;
-        self.die_free[d] = pe;
+        let tp = self.mode(slc).prog;
+        let pe = self.die[d].reserve(xe, tp) + tp;
         self.programs += 1;
         pe
     }
@@ -106,9 +106,8 @@ impl Nand {
     pub fn erase_all(&mut self, slc: bool, t: u64) -> u64 {
         let e = self.mode(slc).erase;
         let mut end = t;
-        for f in self.die_free.iter_mut() {
-            *f = (*f).max(t) + e;
-            end = end.max(*f);
+        for d in self.die.iter_mut() {
+            end = end.max(d.reserve(t, e) + e);
         }
         self.erases += 1;
         end
@@ -116,6 +115,27 @@ impl Nand {
 
     /// Time at which every die and channel is free.
     pub fn all_free(&self) -> u64 {
-        self.die_free.iter().chain(self.chan_free.iter()).copied().max().unwrap_or(0)
+        let d = self.die_busy_until();
+        self.chan.iter().map(|c| c.free_at()).max().unwrap_or(0).max(d)
+    }
+
+    /// Time at which every die is free for good.
+    pub fn die_busy_until(&self) -> u64 {
+        self.die.iter().map(|d| d.free_at()).max().unwrap_or(0)
+    }
+
+    /// Every die busy until `t` (purge).
+    pub fn block_dies_until(&mut self, t: u64) {
+        for d in self.die.iter_mut() {
+            d.block_until(t);
+        }
+    }
+
+    /// Forget channel history before `now` (all later requests are ready at or after it).
+    #[inline]
+    pub fn prune(&mut self, now: u64) {
+        for c in self.chan.iter_mut().chain(self.die.iter_mut()) {
+            c.prune(now);
+        }
     }
 }

@@ -30,6 +30,39 @@ enum Dir {
     Trim = 2,
 }
 
+/// Generates the commands of a step (direction and block index), like fio.
+struct Gen {
+    random: bool,
+    blocks: u64,
+    seq_pos: u64,
+    mix: u32,
+    is_trim: bool,
+}
+
+impl Gen {
+    #[inline]
+    fn next(&mut self, rng: &mut Rng) -> (Dir, u64) {
+        let block = if self.random {
+            rng.below(self.blocks)
+        } else {
+            let b = self.seq_pos;
+            self.seq_pos = if b + 1 >= self.blocks { 0 } else { b + 1 };
+            b
+        };
+        let dir = if self.is_trim {
+            Dir::Trim
+        } else if self.mix >= 100 || (self.mix > 0 && rng.below(100) < self.mix as u64) {
+            Dir::Read
+        } else {
+            Dir::Write
+        };
+        (dir, block)
+    }
+}
+
+/// Commands generated ahead of issue, so that their mapping entries can be prefetched.
+const AHEAD: usize = 8;
+
 /// A simulated drive with persistent state across steps.
 pub struct Drive {
     cfg: DriveConfig,
@@ -117,7 +150,13 @@ impl Drive {
         let mut sec: Vec<(u64, u64)> = Vec::new();
         let mut marks: Vec<u64> = Vec::new();
         let mut written = 0u64;
-        let mut seq_pos = 0u64; // next block index for sequential patterns
+        let mut gen = Gen { random, blocks, seq_pos: 0, mix, is_trim };
+        let mut ahead = [(Dir::Write, 0u64); AHEAD];
+        for a in ahead.iter_mut() {
+            *a = gen.next(&mut self.rng);
+        }
+        let mut head = 0usize;
+        let lba_of = |b: u64| (step.offset + b * bs) / UNIT;
 
         let bursts = step.bursts_count();
         let burst_limit = step.burst_bytes.unwrap_or(step.bytes_limit());
@@ -148,20 +187,14 @@ impl Drive {
                     heap.push(Reverse(ti));
                     break;
                 }
-                let block = if random {
-                    self.rng.below(blocks)
-                } else {
-                    let b = seq_pos;
-                    seq_pos = if seq_pos + 1 >= blocks { 0 } else { seq_pos + 1 };
-                    b
-                };
-                let dir = if is_trim {
-                    Dir::Trim
-                } else if mix >= 100 || (mix > 0 && self.rng.below(100) < mix as u64) {
-                    Dir::Read
-                } else {
-                    Dir::Write
-                };
+                let (dir, block) = ahead[head];
+                let new = gen.next(&mut self.rng);
+                ahead[head] = new;
+                head = (head + 1) % AHEAD;
+                if random {
+                    self.dev.prefetch(lba_of(new.1), false);
+                    self.dev.prefetch(lba_of(ahead[(head + AHEAD / 2) % AHEAD].1), true);
+                }
                 let off = step.offset + block * bs;
                 let lba = off / UNIT;
                 let units = ((off % UNIT + bs).div_ceil(UNIT)) as u32;

@@ -35,22 +35,9 @@ app.add_typer(analyze_app, name="analyze")
 
 
 def main() -> None:
+    # typer (standalone) reports usage errors and Ctrl-C itself; ours are SsdlabError.
     try:
-        app(prog_name="ssdlab", standalone_mode=False)
+        app(prog_name="ssdlab")
     except SsdlabError as exc:
         err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        err_console.print("interrupted")
-        sys.exit(130)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except (typer.Abort, EOFError):
-        err_console.print("aborted")
-        sys.exit(1)
-    except Exception as exc:  # click's usage errors come through here in non-standalone mode
-        import click
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise

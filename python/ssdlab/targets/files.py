@@ -57,10 +57,15 @@ def file_target(spec: str, path: Path, size: int | None, force: bool, reuse: boo
     return Target(spec, TargetKind.FILE, path, size)
 
 
-def _existing(path: Path, size: int | None, force: bool) -> int:
-    if not created_by_ssdlab(path) and not force:
+def refuse_foreign(path: Path, force: bool) -> None:
+    """Refuse an existing file ssdlab did not create, unless --force. Reads only."""
+    if path.exists() and not created_by_ssdlab(path) and not force:
         raise SsdlabError(f"{path} already exists and ssdlab did not create it: the tests would "
                           "overwrite it. Choose a new path, or pass --force to overwrite it.")
+
+
+def _existing(path: Path, size: int | None, force: bool) -> int:
+    refuse_foreign(path, force)
     current = path.stat().st_size
     size = current if size is None else size
     if size <= 0:

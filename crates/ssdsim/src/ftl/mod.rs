@@ -59,11 +59,35 @@ impl WritePoint {
     }
 }
 
+/// A zeroed table whose pages the OS provides lazily, backed by transparent
+/// huge pages where available (fewer page faults and TLB misses on the random
+/// accesses of the mapping tables).
+pub fn zeroed_table(n: usize) -> Vec<u32> {
+    let v = vec![0u32; n];
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + n * 4;
+        let a = start.div_ceil(HUGE) * HUGE;
+        if end > a + HUGE {
+            // SAFETY: the range lies inside the vector's allocation; MADV_HUGEPAGE is only advice.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, (end - a) / HUGE * HUGE, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    v
+}
+
 /// Mapping tables and block bookkeeping.
 pub struct Ftl {
     pub geo: Geometry,
-    pub l2p: Vec<u32>,
-    pub p2l: Vec<u32>,
+    /// Logical-to-physical table, stored as `ppa + 1` (0 = unmapped) so that a
+    /// fresh table is zero pages the OS provides lazily.
+    l2p: Vec<u32>,
+    /// Physical-to-logical table, stored as `lba + 1` (0 = no valid data).
+    p2l: Vec<u32>,
     pub valid: Vec<u32>,
     pub state: Vec<SbState>,
     pub slc: Vec<bool>,
@@ -92,8 +116,8 @@ impl Ftl {
         let vn = Box::new(Greedy::new(geo.superblocks, geo.units_per_sb));
         let vs = Box::new(Greedy::new(geo.superblocks, geo.units_per_sb_slc));
         Ftl {
-            l2p: vec![NONE; geo.user_units as usize],
-            p2l: vec![NONE; total],
+            l2p: zeroed_table(geo.user_units as usize),
+            p2l: zeroed_table(total),
             valid: vec![0; n],
             state: vec![SbState::Free; n],
             slc: vec![false; n],
@@ -110,6 +134,49 @@ impl Ftl {
             stamp: vec![0; total],
             geo,
         }
+    }
+
+    /// Physical page of `lba`, or `NONE`.
+    #[inline]
+    pub fn l2p(&self, lba: usize) -> Ppa {
+        self.l2p[lba].wrapping_sub(1)
+    }
+
+    /// LBA held by page `ppa`, or `NONE`.
+    #[inline]
+    pub fn p2l(&self, ppa: usize) -> u32 {
+        self.p2l[ppa].wrapping_sub(1)
+    }
+
+    #[inline]
+    fn set_l2p(&mut self, lba: u32, ppa: Ppa) {
+        self.l2p[lba as usize] = ppa.wrapping_add(1);
+    }
+
+    #[inline]
+    fn set_p2l(&mut self, ppa: Ppa, lba: u32) {
+        self.p2l[ppa as usize] = lba.wrapping_add(1);
+    }
+
+    /// Hint the CPU to fetch the mapping entry of `lba` (and, if already cached, its page's reverse entry).
+    #[inline]
+    pub fn prefetch(&self, lba: u64, deep: bool) {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let i = lba as usize;
+            if i < self.l2p.len() {
+                _mm_prefetch(self.l2p.as_ptr().add(i) as *const i8, _MM_HINT_T0);
+                if deep {
+                    let p = self.l2p[i].wrapping_sub(1) as usize;
+                    if p < self.p2l.len() {
+                        _mm_prefetch(self.p2l.as_ptr().add(p) as *const i8, _MM_HINT_T0);
+                    }
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (lba, deep);
     }
 
     /// Free superblocks.
@@ -135,7 +202,7 @@ impl Ftl {
     /// Invalidate the page `ppa` (its LBA was overwritten, trimmed or moved).
     #[inline]
     fn invalidate(&mut self, ppa: Ppa) {
-        self.p2l[ppa as usize] = NONE;
+        self.set_p2l(ppa, NONE);
         let sb = self.geo.superblock_of(ppa);
         let s = sb as usize;
         let old = self.valid[s];
@@ -157,7 +224,7 @@ impl Ftl {
     /// the page and whether it completed a program unit.
     #[inline]
     pub fn place(&mut self, lba: u32, stream: Stream) -> (Ppa, bool) {
-        let old = self.l2p[lba as usize];
+        let old = self.l2p(lba as usize);
         if old != NONE {
             self.invalidate(old);
         } else {
@@ -168,17 +235,16 @@ impl Ftl {
 
     #[inline]
     fn place_unmapped(&mut self, lba: u32, stream: Stream) -> (Ppa, bool) {
-        let upu = self.geo.units_per_pu;
         let usb = self.geo.units_per_sb;
         let wp = &mut self.wps[stream as usize];
         let sb = wp.sb;
         let ppa = sb * usb + wp.next;
         wp.next += 1;
-        let pu_done = wp.next % upu == 0;
+        let pu_done = self.geo.div_pu.rem(wp.next) == 0;
         let full = wp.next == wp.cap;
         let slc = wp.slc;
-        self.l2p[lba as usize] = ppa;
-        self.p2l[ppa as usize] = lba;
+        self.set_l2p(lba, ppa);
+        self.set_p2l(ppa, lba);
         let s = sb as usize;
         self.valid[s] += 1;
         if slc {
@@ -201,7 +267,7 @@ impl Ftl {
     /// Move the valid page `ppa` to the relocation stream; returns the new page and whether it completed a program unit.
     #[inline]
     pub fn relocate(&mut self, ppa: Ppa) -> (Ppa, bool) {
-        let lba = self.p2l[ppa as usize];
+        let lba = self.p2l(ppa as usize);
         debug_assert_ne!(lba, NONE);
         self.invalidate(ppa);
         let r = self.place_unmapped(lba, Stream::Reloc);
@@ -215,12 +281,12 @@ impl Ftl {
     /// Unmap `lba` (TRIM). Returns whether it was mapped.
     #[inline]
     pub fn trim(&mut self, lba: u32) -> bool {
-        let old = self.l2p[lba as usize];
+        let old = self.l2p(lba as usize);
         if old == NONE {
             return false;
         }
         self.invalidate(old);
-        self.l2p[lba as usize] = NONE;
+        self.set_l2p(lba, NONE);
         self.mapped -= 1;
         true
     }
@@ -249,8 +315,11 @@ impl Ftl {
 
     /// Reset to fresh-out-of-box: everything unmapped and free (erase counts kept).
     pub fn purge(&mut self) {
-        self.l2p.fill(NONE);
-        self.p2l.fill(NONE);
+        // Fresh zeroed tables (lazily provided by the OS) instead of rewriting 2 GiB.
+        self.l2p = Vec::new();
+        self.p2l = Vec::new();
+        self.l2p = zeroed_table(self.geo.user_units as usize);
+        self.p2l = zeroed_table(self.geo.total_units() as usize);
         self.valid.fill(0);
         self.state.fill(SbState::Free);
         self.slc.fill(false);
@@ -277,11 +346,12 @@ impl Ftl {
     /// Verify the FTL invariants (O(capacity)); returns a description of the first violation.
     pub fn check(&self) -> Result<(), String> {
         let mut mapped = 0u64;
-        for (l, &p) in self.l2p.iter().enumerate() {
+        for l in 0..self.l2p.len() {
+            let p = self.l2p(l);
             if p != NONE {
                 mapped += 1;
-                if self.p2l[p as usize] != l as u32 {
-                    return Err(format!("lba {l} maps to page {p} which holds {}", self.p2l[p as usize]));
+                if self.p2l(p as usize) != l as u32 {
+                    return Err(format!("lba {l} maps to page {p} which holds {}", self.p2l(p as usize)));
                 }
             }
         }
@@ -294,10 +364,10 @@ impl Ftl {
         for sb in 0..self.geo.superblocks as usize {
             let mut v = 0u32;
             for p in sb * usb..(sb + 1) * usb {
-                let l = self.p2l[p];
+                let l = self.p2l(p);
                 if l != NONE {
-                    if self.l2p[l as usize] != p as u32 {
-                        return Err(format!("page {p} claims lba {l} which maps to {}", self.l2p[l as usize]));
+                    if self.l2p(l as usize) != p as u32 {
+                        return Err(format!("page {p} claims lba {l} which maps to {}", self.l2p(l as usize)));
                     }
                     v += 1;
                 }

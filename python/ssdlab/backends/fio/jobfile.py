@@ -1,0 +1,68 @@
+"""Step -> fio job file. One job per fio invocation, fio's own option names, so the
+stored text can be run again by hand with `fio JOBFILE`.
+
+Limits keep fio's meaning: `runtime` and `io_size` without `time_based`, so the
+job ends at whichever comes first; with `io_size` larger than `size` fio loops
+over the span. Runtime is written in milliseconds so fractional seconds from
+--scale survive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ssdlab.model import Step
+
+PERCENTILES = "50:99:99.9:99.99"
+# Bandwidth samples averaged over this window: fine enough for a per-GiB curve at
+# several GB/s (a GiB takes ~150 ms at 7 GB/s), coarse enough to cost nothing.
+LOG_AVG_MSEC = 50
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One fio run of a step: the whole step, or one of its bursts."""
+
+    offset: int
+    io_size: int | None
+    randseed: int
+
+    @classmethod
+    def for_burst(cls, step: Step, index: int) -> "Invocation":
+        """Random bursts differ by seed; sequential bursts continue where the last ended."""
+        burst = step.burst_bytes
+        if burst is None:
+            return cls(offset=step.offset, io_size=step.io_size, randseed=1)
+        slots = 1 if step.rw.is_random else max(1, step.size // burst)
+        return cls(offset=step.offset + (index % slots) * burst, io_size=burst, randseed=index + 1)
+
+
+def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_prefix: Path) -> str:
+    size = step.size - (invocation.offset - step.offset)
+    lines = [
+        f"[{step.label.replace(' ', '_').replace(']', '').replace('[', '') or 'step'}]",
+        f"filename={path}",
+        f"ioengine={ioengine}",
+        "direct=1",
+        f"rw={step.rw.value}",
+        f"bs={step.bs}",
+        f"iodepth={step.iodepth}",
+        f"offset={invocation.offset}",
+        f"size={size}",
+    ]
+    if invocation.io_size is not None:
+        lines.append(f"io_size={invocation.io_size}")
+    if step.runtime is not None:
+        lines.append(f"runtime={max(1, round(step.runtime * 1000))}ms")
+    if step.rwmixread is not None:
+        lines.append(f"rwmixread={step.rwmixread}")
+    if step.rw.is_random:
+        lines.append(f"randseed={invocation.randseed}")
+    lines += [
+        f"percentile_list={PERCENTILES}",
+        f"write_bw_log={log_prefix}",
+        f"log_avg_msec={LOG_AVG_MSEC}",
+        "group_reporting=1",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,79 @@
+"""fio's JSON (json+) -> the model's DirectionResults.
+
+fio may print warnings or error lines around its JSON on the same stream;
+`split_output` keeps the JSON object and returns the rest as notes.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from typing import Any
+
+from ssdlab.errors import BackendFailed
+from ssdlab.model import DirectionResult, Latency
+
+DIRECTIONS = ("read", "write", "trim")
+
+
+def split_output(text: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The JSON document in fio's output, and every other non-empty line."""
+    decoder = json.JSONDecoder()
+    start = 0
+    while (brace := text.find("{", start)) != -1:
+        if brace == 0 or text[brace - 1] == "\n":
+            try:
+                doc, end = decoder.raw_decode(text, brace)
+            except json.JSONDecodeError:
+                start = brace + 1
+                continue
+            if isinstance(doc, dict) and "jobs" in doc:
+                rest = text[:brace] + text[end:]
+                return doc, tuple(line.strip() for line in rest.splitlines() if line.strip())
+        start = brace + 1
+    head = " | ".join(text.strip().splitlines()[:5]) or "nothing"
+    raise BackendFailed(f"fio printed no JSON result (it said: {head}); run the stored job "
+                        "file by hand with `fio JOBFILE` to see why")
+
+
+def job_of(doc: dict[str, Any]) -> dict[str, Any]:
+    jobs = doc.get("jobs") or []
+    if len(jobs) != 1:
+        raise BackendFailed(f"fio reported {len(jobs)} jobs where ssdlab ran one")
+    job = jobs[0]
+    if job.get("error"):
+        raise BackendFailed(job_error_message(int(job["error"])))
+    return job
+
+
+def job_error_message(code: int) -> str:
+    name = errno.errorcode.get(code, str(code))
+    advice = {
+        errno.EINVAL: "the target may not support O_DIRECT (tmpfs, some network filesystems): "
+                      "put the target file on a disk-backed filesystem",
+        errno.ENOSPC: "the filesystem is full: free space or use a smaller --size",
+        errno.EACCES: "permission denied: run as root or give your user access to the target",
+        errno.EPERM: "operation not permitted: run as root or check the device is not write-protected",
+        errno.EIO: "the device reported an I/O error: check `dmesg` and the drive's health",
+        errno.EROFS: "the target is read-only",
+    }.get(code, "see fio's documentation for this error")
+    return f"fio stopped with error {name} ({os.strerror(code)}): {advice}"
+
+
+def direction(job: dict[str, Any], name: str) -> DirectionResult | None:
+    """Totals of one direction; None when it did no I/O."""
+    data = job.get(name) or {}
+    ios = int(data.get("total_ios", 0))
+    if ios == 0:
+        return None
+    clat = data.get("clat_ns") or {}
+    bins = ((int(value), int(count)) for value, count in (clat.get("bins") or {}).items())
+    latency = Latency.from_histogram(bins, float(clat.get("mean", 0.0)), int(clat.get("min", 0)),
+                                     int(clat.get("max", 0)))
+    return DirectionResult(ios=ios, bytes=int(data.get("io_bytes", 0)),
+                           busy_s=float(data.get("runtime", 0)) / 1000.0, latency=latency)
+
+
+def directions(job: dict[str, Any]) -> dict[str, DirectionResult]:
+    return {name: d for name in DIRECTIONS if (d := direction(job, name)) is not None}

@@ -1,0 +1,86 @@
+"""Running fio: the process, its version, the ioengine probe, and how it can fail.
+
+fio is started in the foreground process group (Ctrl-C reaches it too) and is
+told by the kernel to die with ssdlab (PR_SET_PDEATHSIG), so a killed run never
+leaves fio writing to a target that a resumed run is about to use.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import subprocess
+from pathlib import Path
+from typing import Callable
+
+from ssdlab.errors import BackendFailed
+from ssdlab.external import Commands
+
+PR_SET_PDEATHSIG = 1
+POLL_S = 0.25
+
+
+def _die_with_parent() -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: fio merely outlives a killed ssdlab
+        pass
+
+
+def fio_version(commands: Commands) -> str:
+    commands.require("fio")
+    done = commands.run(["fio", "--version"], timeout=30)
+    return done.stdout.strip() or "unknown"
+
+
+def run_job(job_file: Path, commands: Commands, on_tick: Callable[[], None] | None = None) -> str:
+    """Run fio on a job file with json+ output; return its standard output.
+
+    `on_tick` is called every POLL_S while fio runs (for progress)."""
+    fio = commands.require("fio")
+    argv = [fio, "--output-format=json+", str(job_file)]
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                errors="replace", preexec_fn=_die_with_parent)
+    except OSError as exc:
+        raise BackendFailed(f"cannot start fio: {exc.strerror}") from None
+    try:
+        stdout, stderr = _communicate(proc, on_tick)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    if proc.returncode < 0:
+        sig = signal.Signals(-proc.returncode).name
+        raise BackendFailed(f"fio was killed by {sig} before it finished: if you did not stop it, "
+                            "look for the out-of-memory killer in `dmesg`; `ssdlab resume` "
+                            "continues the run")
+    if proc.returncode != 0:
+        tail = " | ".join((stderr.strip() or stdout.strip()).splitlines()[-5:]) or "no message"
+        raise BackendFailed(f"fio failed (exit status {proc.returncode}): {tail}")
+    return stdout + ("\n" + stderr if stderr.strip() else "")
+
+
+def _communicate(proc: subprocess.Popen, on_tick: Callable[[], None] | None) -> tuple[str, str]:
+    if on_tick is None:
+        return proc.communicate()
+    while True:
+        try:
+            return proc.communicate(timeout=POLL_S)
+        except subprocess.TimeoutExpired:
+            on_tick()
+
+
+def probe_ioengine(path: Path, commands: Commands) -> str:
+    """io_uring where it works (kernel support, not disabled by sysctl or seccomp), else
+    libaio. The probe only reads a few blocks of the target: nothing is written."""
+    for engine in ("io_uring", "libaio"):
+        argv = ["fio", "--name=probe", f"--filename={path}", f"--ioengine={engine}", "--direct=1",
+                "--rw=read", "--bs=4k", "--size=64k", "--io_size=16k", "--output-format=json"]
+        done = commands.run(argv, timeout=60)
+        if done.returncode == 0 and '"error" : 0' in done.stdout:
+            return engine
+    raise BackendFailed(f"fio cannot read {path} with io_uring or libaio and O_DIRECT "
+                        f"({done.stderr.strip().splitlines()[-1] if done.stderr.strip() else 'no message'}): "
+                        "put a file target on a disk-backed filesystem, or check the device")
+
