@@ -22,6 +22,15 @@ fn max_rss_bytes() -> u64 {
     u.ru_maxrss as u64 * 1024
 }
 
+/// CPU seconds (user + system) used by this process so far.
+fn cpu_s() -> f64 {
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the struct we own.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
 fn drive(preset: &str) -> Drive {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../drives").join(format!("{preset}.toml"));
     Drive::new(DriveConfig::from_file(&p).unwrap_or_else(|e| panic!("{e}"))).unwrap()
@@ -31,11 +40,13 @@ fn fill(preset: &str) {
     let mut d = drive(preset);
     let span = d.user_bytes() / (128 * KIB) * (128 * KIB);
     let w = Instant::now();
+    let c0 = cpu_s();
     let r = d.run(&Step::new("fill", Op::Write, 128 * KIB, span).qd(32).per_gib()).unwrap();
     let wall = w.elapsed().as_secs_f64();
+    let cpu = cpu_s() - c0;
     let tb = d.user_bytes() as f64 / 1e12;
     println!(
-        "fill      {preset}: {:.0} GB, {} commands in {wall:.2} s wall (target <= 10 s) -> {:.2} M commands/s; virtual {:.0} s at {:.0} MB/s; max RSS {:.2} GiB = {:.2} GiB/TB (target <= 2.5)",
+        "fill      {preset}: {:.0} GB, {} commands in {wall:.2} s wall (target <= 10 s; {cpu:.2} s CPU) -> {:.2} M commands/s; virtual {:.0} s at {:.0} MB/s; max RSS {:.2} GiB = {:.2} GiB/TB (target <= 2.5)",
         span as f64 / 1e9,
         r.write.as_ref().unwrap().ios,
         r.write.as_ref().unwrap().ios as f64 / wall / 1e6,
@@ -53,16 +64,19 @@ fn steady(preset: &str) {
     let span4 = d.user_bytes() / (4 * KIB) * (4 * KIB);
     d.run(&Step::new("warm-up", Op::RandWrite, 4 * KIB, span4).qd(32).io_size(256 * GIB)).unwrap();
     let w = Instant::now();
+    let c0 = cpu_s();
     let r = d.run(&Step::new("steady", Op::RandWrite, 4 * KIB, span4).qd(32).io_size(64 * GIB)).unwrap();
     let wall = w.elapsed().as_secs_f64();
+    let cpu = cpu_s() - c0;
     let n = r.write.as_ref().unwrap().ios;
     let c = &r.counters;
     assert!(c.gc_bytes > 0, "GC must be active in the measured window");
     println!(
-        "randwrite {preset}: {n} commands (4 KiB, QD32, full drive, GC active: WA {:.2}, {:.0} GB relocated) in {wall:.2} s wall = {:.2} M commands/s (target >= 2); virtual {:.0} K IOPS; max RSS {:.2} GiB",
+        "randwrite {preset}: {n} commands (4 KiB, QD32, full drive, GC active: WA {:.2}, {:.0} GB relocated) in {wall:.2} s wall = {:.2} M commands/s (target >= 2; {:.2} M per CPU-second); virtual {:.0} K IOPS; max RSS {:.2} GiB",
         c.write_amplification,
         c.gc_bytes as f64 / 1e9,
         n as f64 / wall / 1e6,
+        n as f64 / cpu / 1e6,
         r.iops() / 1e3,
         max_rss_bytes() as f64 / GIB as f64
     );

@@ -47,7 +47,7 @@ fn fill(d: &mut Drive) {
     }
     let last16: f64 = pts.iter().rev().take(16).map(|p| p.mbps).sum::<f64>() / 16.0;
     println!("  start {first:.0} MB/s, cache estimate {:.1} GB ({cache:.1} GiB), last 16 GiB {last16:.0} MB/s", cache * GIB as f64 / 1e9);
-    let step = (pts.len() / 40).max(1);
+    let step = std::env::var("EVERY").ok().and_then(|v| v.parse().ok()).unwrap_or((pts.len() / 40).max(1));
     for p in pts.iter().step_by(step) {
         println!("  {:7.1} GiB {:7.0} MB/s", p.gib, p.mbps);
     }

@@ -25,8 +25,11 @@ use crate::nand::Nand;
 use crate::step::Counters;
 use crate::timeline::GapTimeline;
 
+const FORCED: usize = 0;
+const FOLD: usize = 1;
+
 /// A victim being emptied.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Cursor {
     sb: u32,
     /// Next unit offset to look at.
@@ -39,14 +42,6 @@ struct Cursor {
     pu_ready: u64,
     /// Relocations per host unit needed to keep pace (forced mode).
     ratio: f64,
-}
-
-/// Why a relocation happens (for counters).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Why {
-    Forced,
-    BusyFold,
-    Idle,
 }
 
 fn ns(us: f64) -> u64 {
@@ -69,11 +64,12 @@ pub struct Device {
     write_cmd_ns: u64,
     trim_cmd_ns: u64,
     trim_unit_ps: u64,
-    /// Per host stream: ring of program end times (write buffer) and the program-unit sequence.
+    /// Per host stream: ring of program end times (write buffer) and the slot of the program unit being filled.
     ring: [Vec<u64>; 2],
     ring_seq: [usize; 2],
-    forced: Option<Cursor>,
-    fold: Option<Cursor>,
+    /// Victims being emptied: [`FORCED`] (garbage collection) and [`FOLD`] (cache folding).
+    cursors: [Cursor; 2],
+    active: [bool; 2],
     forced_credit: f64,
     fold_credit: f64,
     busy_fold_ratio: f64,
@@ -118,8 +114,8 @@ impl Device {
             trim_unit_ps: (c.trim_unit_ns * 1000.0).round() as u64,
             ring: [vec![0; k], vec![0; k]],
             ring_seq: [0; 2],
-            forced: None,
-            fold: None,
+            cursors: [Cursor::default(); 2],
+            active: [false; 2],
             forced_credit: 0.0,
             fold_credit: 0.0,
             busy_fold_ratio: cache.busy_fold_ratio(),
@@ -230,8 +226,7 @@ impl Device {
         let g = self.ftl.geo.clone();
         let used = (0..g.superblocks).filter(|&s| self.ftl.state[s as usize] != SbState::Free).count() as u64;
         self.ftl.purge();
-        self.forced = None;
-        self.fold = None;
+        self.active = [false; 2];
         self.forced_credit = 0.0;
         self.fold_credit = 0.0;
         self.slc_recheck = 0;
@@ -263,8 +258,7 @@ impl Device {
             Stream::HostNative
         };
         let s = stream as usize;
-        let k = self.ring[s].len();
-        let accept = t.max(self.ring[s][self.ring_seq[s] % k]);
+        let accept = t.max(self.ring[s][self.ring_seq[s]]);
         #[cfg(test)]
         {
             self.seq += 1;
@@ -282,12 +276,12 @@ impl Device {
             let slc = wp.slc;
             wp.pu_ready = 0;
             let end = self.program(ppa, slc, ready);
-            let slot = self.ring_seq[s] % k;
+            let slot = self.ring_seq[s];
             self.ring[s][slot] = end;
-            self.ring_seq[s] += 1;
+            self.ring_seq[s] = if slot + 1 == self.ring[s].len() { 0 } else { slot + 1 };
         }
         // Reclaim in step with the host when free space is short.
-        if self.ftl.free_sbs() <= self.gc_low || self.forced.is_some() {
+        if self.ftl.free_sbs() <= self.gc_low || self.active[FORCED] {
             self.forced_step(t);
         }
         if self.fold_credit >= 1.0 {
@@ -319,12 +313,11 @@ impl Device {
     /// Make sure a free superblock can be opened: reclaim synchronously while
     /// free superblocks are at the emergency floor.
     fn ensure_free(&mut self, t: u64) {
-        let mut guard = 0;
         while self.ftl.free_sbs() <= 2 {
-            if !self.relocate_one(t, Why::Forced, true) {
-                guard += 1;
-                assert!(guard < 4, "no space can be reclaimed: the drive is over-committed");
-            }
+            let was = self.active[FORCED];
+            let moved = self.relocate_batch(FORCED, u64::MAX, t);
+            assert!(moved > 0 || was || self.active[FORCED] || self.ftl.free_sbs() > 2 || !self.ftl.pending_erase.is_empty(),
+                "no space can be reclaimed: the drive is over-committed");
             self.erase_pending(t);
         }
     }
@@ -380,13 +373,27 @@ impl Device {
         })
     }
 
-    /// Relocate the next valid unit of `c`; returns false when `c` is exhausted (and releases it).
-    #[inline]
-    fn step_cursor(&mut self, c: &mut Cursor, t: u64, why: Why) -> bool {
+    /// Relocate up to `n` valid units from the victim of cursor `which`
+    /// (`FORCED`: garbage collection of the best victim, SLC or native; `FOLD`:
+    /// folding of SLC victims), starting a victim if none is active. Stops early
+    /// when the victim is emptied (it is then erased and freed) or when there is
+    /// no victim. Returns the number of units moved.
+    fn relocate_batch(&mut self, which: usize, n: u64, t: u64) -> u64 {
+        if !self.active[which] {
+            match self.start(which == FOLD) {
+                Some(c) => {
+                    self.cursors[which] = c;
+                    self.active[which] = true;
+                }
+                None => return 0,
+            }
+        }
+        let mut c = self.cursors[which];
         let usb = self.ftl.geo.units_per_sb;
         let upu = self.ftl.geo.units_per_pu;
         let base = c.sb * usb;
-        while c.pos < c.end {
+        let mut moved = 0u64;
+        while moved < n && c.pos < c.end {
             let ppa = base + c.pos;
             c.pos += 1;
             if self.ftl.p2l(ppa as usize) == NONE {
@@ -399,20 +406,20 @@ impl Device {
                     self.ftl.prefetch(ahead as u64, false);
                 }
             }
-            let pu = c.pos.saturating_sub(1) / upu;
+            let pu = (c.pos - 1) / upu;
             if pu != c.cur_pu {
                 // One read of the source program unit brings all its valid units.
                 let first = base + pu * upu;
-                let n = (first..first + upu).filter(|&p| self.ftl.p2l(p as usize) != NONE).count() as u32;
+                let k = (first..first + upu).filter(|&p| self.ftl.p2l(p as usize) != NONE).count() as u32;
                 let die = self.ftl.geo.die_of_pu(pu);
-                c.pu_ready = self.nand.read(die, c.slc, n, t);
+                c.pu_ready = self.nand.read(die, c.slc, k, t);
                 c.cur_pu = pu;
             }
             if !self.ftl.wps[Stream::Reloc as usize].has_room() {
                 self.ftl.open(Stream::Reloc, false);
             }
             let (np, done) = self.ftl.relocate(ppa);
-            if c.slc { self.counters.fold_units += 1 } else { self.counters.gc_units += 1 }
+            moved += 1;
             let wp = &mut self.ftl.wps[Stream::Reloc as usize];
             wp.pu_ready = wp.pu_ready.max(c.pu_ready);
             if done {
@@ -420,62 +427,44 @@ impl Device {
                 wp.pu_ready = 0;
                 self.program(np, false, ready);
             }
-            return true;
         }
-        // Exhausted: the superblock is empty.
-        let _ = why;
-        if c.slc { self.counters.fold_sbs += 1 } else { self.counters.gc_sbs += 1 }
-        let sb = c.sb;
-        debug_assert_eq!(self.ftl.valid[sb as usize], 0);
-        if !self.ftl.pending_erase.contains(&sb) {
+        if c.slc { self.counters.fold_units += moved } else { self.counters.gc_units += moved }
+        self.cursors[which] = c;
+        if c.pos >= c.end {
+            // Emptied: erase and free it.
+            self.active[which] = false;
+            if c.slc { self.counters.fold_sbs += 1 } else { self.counters.gc_sbs += 1 }
+            debug_assert_eq!(self.ftl.valid[c.sb as usize], 0);
             self.nand.erase_all(c.slc, t);
             self.counters.erases += 1;
-            self.ftl.release(sb);
+            self.ftl.release(c.sb);
         }
-        false
-    }
-
-    /// Relocate one unit for the forced (or idle) cursor, starting a victim if needed.
-    /// Returns false if there was nothing to reclaim.
-    fn relocate_one(&mut self, t: u64, why: Why, forced: bool) -> bool {
-        let mut c = match if forced { self.forced.take() } else { self.fold.take() } {
-            Some(c) => c,
-            None => match self.start(!forced) {
-                Some(c) => c,
-                None => return false,
-            },
-        };
-        let more = self.step_cursor(&mut c, t, why);
-        if more {
-            if forced { self.forced = Some(c) } else { self.fold = Some(c) }
-        }
-        true
+        moved
     }
 
     /// Proportional forced reclaim: per host unit, relocate as many units as the victim needs to keep pace.
     fn forced_step(&mut self, t: u64) {
-        if self.forced.is_none() {
-            if self.ftl.free_sbs() > self.gc_low {
-                return;
-            }
+        if !self.active[FORCED] && self.ftl.free_sbs() > self.gc_low {
+            return;
+        }
+        if !self.active[FORCED] {
             match self.start(false) {
-                Some(c) => self.forced = Some(c),
+                Some(c) => {
+                    self.cursors[FORCED] = c;
+                    self.active[FORCED] = true;
+                }
                 None => return,
             }
         }
-        let ratio = self.forced.as_ref().map(|c| c.ratio).unwrap_or(1.0);
         // Below the floor, go faster.
         let boost = if self.ftl.free_sbs() + 1 < self.gc_low { 2.0 } else { 1.0 };
-        self.forced_credit += ratio * boost;
-        while self.forced_credit >= 1.0 {
-            self.forced_credit -= 1.0;
-            if !self.relocate_one(t, Why::Forced, true) {
+        self.forced_credit += self.cursors[FORCED].ratio * boost;
+        if self.forced_credit >= 1.0 {
+            let n = self.forced_credit as u64;
+            self.forced_credit -= n as f64;
+            self.relocate_batch(FORCED, n, t);
+            if !self.active[FORCED] {
                 self.forced_credit = 0.0;
-                break;
-            }
-            if self.forced.is_none() {
-                self.forced_credit = 0.0;
-                break;
             }
         }
         self.erase_pending(t);
@@ -483,12 +472,16 @@ impl Device {
 
     /// Background folding while the host writes to native blocks.
     fn busy_fold_step(&mut self, t: u64) {
-        while self.fold_credit >= 1.0 {
-            self.fold_credit -= 1.0;
-            if !self.relocate_one(t, Why::BusyFold, false) {
+        let n = self.fold_credit as u64;
+        self.fold_credit -= n as f64;
+        let mut left = n;
+        while left > 0 {
+            let m = self.relocate_batch(FOLD, left, t);
+            if m == 0 && !self.active[FOLD] && self.ftl.victims_slc.is_empty() {
                 self.fold_credit = 0.0;
                 break;
             }
+            left = left.saturating_sub(m.max(1));
         }
         self.erase_pending(t);
     }
@@ -498,41 +491,26 @@ impl Device {
     /// scheduled in chunks while the dies are free before `t1`; the last chunk may
     /// run past `t1` (the host then waits for it, as on a real drive).
     pub fn idle(&mut self, t0: u64, t1: u64) {
-        let chunk = (self.ftl.geo.dies * self.ftl.geo.units_per_pu * 2).max(64);
+        let chunk = (self.ftl.geo.dies * self.ftl.geo.units_per_pu * 2).max(64) as u64;
         loop {
-            let busy_until = self.nand.die_busy_until().max(t0);
-            let at = t0;
-            if busy_until >= t1 {
+            if self.nand.die_busy_until().max(t0) >= t1 {
                 break;
             }
-            let fold = self.cache.idle_fold() && (self.fold.is_some() || !self.ftl.victims_slc.is_empty());
-            let gc = self.forced.is_some() || self.ftl.free_sbs() < self.gc_idle;
-            if !fold && !gc {
+            let fold = self.cache.idle_fold() && (self.active[FOLD] || !self.ftl.victims_slc.is_empty());
+            let gc = self.active[FORCED] || self.ftl.free_sbs() < self.gc_idle;
+            let which = if fold { FOLD } else if gc { FORCED } else { break };
+            let was_active = self.active[which];
+            let moved = self.relocate_batch(which, chunk, t0);
+            self.erase_pending(t0);
+            if moved == 0 && !was_active && !self.active[which] && which == FORCED && self.ftl.free_sbs() >= self.gc_idle {
                 break;
             }
-            let mut moved = 0;
-            let mut progressed = false;
-            while moved < chunk {
-                let ok = if fold {
-                    self.relocate_one(at, Why::Idle, false)
-                } else {
-                    self.relocate_one(at, Why::Idle, true)
-                };
-                if !ok {
+            if moved == 0 && !self.active[which] && !was_active {
+                // Nothing to relocate (e.g. no victim at all).
+                let any = if which == FOLD { !self.ftl.victims_slc.is_empty() } else { !self.ftl.victims_native.is_empty() || !self.ftl.victims_slc.is_empty() };
+                if !any {
                     break;
                 }
-                progressed = true;
-                moved += 1;
-                self.erase_pending(at);
-                if fold && self.fold.is_none() {
-                    break;
-                }
-                if !fold && self.forced.is_none() {
-                    break;
-                }
-            }
-            if !progressed {
-                break;
             }
         }
     }

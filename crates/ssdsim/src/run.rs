@@ -61,7 +61,7 @@ impl Gen {
 }
 
 /// Commands generated ahead of issue, so that their mapping entries can be prefetched.
-const AHEAD: usize = 8;
+const AHEAD: usize = 16;
 
 /// A simulated drive with persistent state across steps.
 pub struct Drive {

@@ -199,3 +199,31 @@ fn bad_steps_are_refused_with_a_message() {
     let e = d.run(&Step::new("x", Op::Write, 4096, 1 << 40)).unwrap_err().to_string();
     assert!(e.contains("exceeds the drive"), "{e}");
 }
+
+const PRESETS: [&str; 5] = ["wd-black-2018-1tb", "wd-sn850-1tb", "samsung-980pro-1tb", "crucial-p5plus-1tb", "generic-qlc-1tb"];
+
+#[test]
+fn every_preset_respects_its_ceilings() {
+    // For every preset: sequential writes (into the SLC cache) stay under the link ceiling and
+    // the SLC die ceiling plus one write buffer; sequential reads under the link, the channels
+    // and the native die read ceiling. Tolerance: none.
+    for name in PRESETS {
+        let cfg = preset(name);
+        let g = cfg.geometry.clone();
+        let dies = g.channels * g.dies_per_channel;
+        let link = cfg.host.link_mbps();
+        let mut d = Drive::new(cfg.clone()).unwrap();
+        let r = d.run(&Step::new("sw", Op::Write, 128 * KIB, 4 * GIB).qd(32)).unwrap();
+        let slc = die_ceiling(dies, g.planes_per_die, g.page_bytes, cfg.nand.slc.t_prog_us);
+        let buffer = 2.0 * cfg.controller.write_buffer_kib as f64 * 1024.0 / r.busy_s / 1e6;
+        assert!(r.mbps() <= link, "{name}: write {} > link {link}", r.mbps());
+        assert!(r.mbps() <= slc + buffer, "{name}: write {} > SLC die ceiling {slc}", r.mbps());
+        let r = d.run(&Step::new("sr", Op::Read, 128 * KIB, 4 * GIB).qd(32).idle_after(0.0)).unwrap();
+        let native = cfg.timing(cfg.native_mode);
+        let read_ceiling = die_ceiling(dies, g.planes_per_die, g.page_bytes, cfg.nand.slc.t_read_us.min(native.t_read_us))
+            .min(g.channels as f64 * cfg.nand.channel_mbps)
+            .min(link);
+        assert!(r.mbps() <= read_ceiling, "{name}: read {} > {read_ceiling}", r.mbps());
+        d.check_invariants().unwrap();
+    }
+}

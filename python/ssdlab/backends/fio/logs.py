@@ -62,19 +62,28 @@ def calibrated(windows: list[Window], total_bytes: int, busy_s: float) -> list[W
 
 
 def per_second(windows: list[Window], bs: int, offset_s: float = 0.0) -> tuple[SecondPoint, ...]:
-    """One point per whole second of the run, and one for a final partial second."""
-    buckets: dict[int, float] = {}
+    """One point per second of the run. A window's bytes are shared among the seconds it
+    overlaps; a final part-second shorter than half a second joins the second before it."""
+    if not windows:
+        return ()
+    end = windows[-1].end_s
+    edges = [float(s) for s in range(int(end) + 1)] + [end]
+    if len(edges) > 2 and end - edges[-2] < 0.5:
+        del edges[-2]
+    edges = sorted(set(edges))
+    buckets = [0.0] * (len(edges) - 1)
+    start = 0.0
     for w in windows:
-        buckets[int((w.end_s - 1e-9) // 1)] = buckets.get(int((w.end_s - 1e-9) // 1), 0.0) + w.nbytes
-    end = windows[-1].end_s if windows else 0.0
-    points = []
-    for second, nbytes in sorted(buckets.items()):
-        length = min(1.0, end - second)
-        if length <= 0:
-            continue
-        points.append(SecondPoint(t_s=round(offset_s + second + length, 6), mbps=nbytes / length / MB,
-                                  iops=nbytes / bs / length))
-    return tuple(points)
+        length = w.end_s - start
+        for k in range(len(buckets)):
+            overlap = min(w.end_s, edges[k + 1]) - max(start, edges[k])
+            if overlap > 0 and length > 0:
+                buckets[k] += w.nbytes * overlap / length
+        start = w.end_s
+    return tuple(SecondPoint(t_s=round(offset_s + edges[k + 1], 6),
+                             mbps=nbytes / (edges[k + 1] - edges[k]) / MB,
+                             iops=nbytes / bs / (edges[k + 1] - edges[k]))
+                 for k, nbytes in enumerate(buckets))
 
 
 def segment_bytes(total_bytes: int) -> int:

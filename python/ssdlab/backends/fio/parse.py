@@ -17,6 +17,10 @@ from ssdlab.model import DirectionResult, Latency
 DIRECTIONS = ("read", "write", "trim")
 
 
+class NoJson(BackendFailed):
+    """fio's output holds no JSON result at all."""
+
+
 def split_output(text: str) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The JSON document in fio's output, and every other non-empty line."""
     decoder = json.JSONDecoder()
@@ -33,7 +37,7 @@ def split_output(text: str) -> tuple[dict[str, Any], tuple[str, ...]]:
                 return doc, tuple(line.strip() for line in rest.splitlines() if line.strip())
         start = brace + 1
     head = " | ".join(text.strip().splitlines()[:5]) or "nothing"
-    raise BackendFailed(f"fio printed no JSON result (it said: {head}); run the stored job "
+    raise NoJson(f"fio printed no JSON result (it said: {head}); run the stored job "
                         "file by hand with `fio JOBFILE` to see why")
 
 

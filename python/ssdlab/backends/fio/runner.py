@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Callable
 
+from ssdlab.backends.fio import parse
 from ssdlab.errors import BackendFailed
 from ssdlab.external import Commands
 
@@ -56,7 +57,13 @@ def run_job(job_file: Path, commands: Commands, on_tick: Callable[[], None] | No
                             "look for the out-of-memory killer in `dmesg`; `ssdlab resume` "
                             "continues the run")
     if proc.returncode != 0:
-        tail = " | ".join((stderr.strip() or stdout.strip()).splitlines()[-5:]) or "no message"
+        tail = " | ".join(stderr.strip().splitlines()[-5:]) or "no message"
+        try:  # a job error in the JSON says more than the exit status
+            parse.job_of(parse.split_output(stdout)[0])
+        except parse.NoJson:
+            pass
+        except BackendFailed as exc:
+            raise BackendFailed(f"{exc} (fio said: {tail})") from None
         raise BackendFailed(f"fio failed (exit status {proc.returncode}): {tail}")
     return stdout + ("\n" + stderr if stderr.strip() else "")
 
