@@ -22,3 +22,9 @@ class BackendFailed(SsdlabError):
     """The I/O engine (fio, the simulator) failed while running a step."""
 
     exit_code = 4
+
+
+class Interrupted(SsdlabError):
+    """The user stopped a run (Ctrl-C); it can be resumed."""
+
+    exit_code = 130

@@ -10,7 +10,7 @@ from pathlib import Path
 from ssdlab.backends.fio import FioBackend
 from ssdlab.catalogue import Scale, compile_tests, lookup
 from ssdlab.catalogue.estimate import step_seconds
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import SilentReporter, execute
 from ssdlab.external import Commands
 from ssdlab.model import RunStatus, Test
@@ -98,12 +98,16 @@ def _open(target: Target, commands: Commands, serial_consent: str | None,
 
 def _execute(store: Store, run_id: int, backend: FioBackend, tests: list[Test],
              show_progress: bool) -> None:
-    if not show_progress:
-        execute(store, run_id, backend, SilentReporter())
-        return
-    from ssdlab.cli.progress import ProgressReporter
-    with ProgressReporter(tests) as reporter:
-        execute(store, run_id, backend, reporter)
+    try:
+        if not show_progress:
+            execute(store, run_id, backend, SilentReporter())
+            return
+        from ssdlab.cli.progress import ProgressReporter
+        with ProgressReporter(tests) as reporter:
+            execute(store, run_id, backend, reporter)
+    except KeyboardInterrupt:
+        raise Interrupted(f"run {run_id} interrupted; finished tests are stored. "
+                          f"`ssdlab resume {run_id}` continues from the first unfinished test") from None
 
 
 def start_run(request: RunRequest, show_progress: bool = True) -> int:

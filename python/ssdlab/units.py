@@ -54,9 +54,14 @@ def format_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
+def per_second(count: float, seconds: float) -> float:
+    """A rate, 0 when no time passed."""
+    return count / seconds if seconds > 0 else 0.0
+
+
 def mbps(nbytes: float, seconds: float) -> float:
     """Throughput in MB/s (10^6 bytes per second)."""
-    return nbytes / seconds / MB if seconds > 0 else 0.0
+    return per_second(nbytes, seconds) / MB
 
 
 def format_duration(seconds: float) -> str:

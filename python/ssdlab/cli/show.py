@@ -34,16 +34,17 @@ def show_command(run_id: RunIdArgument,
         scores.add_row(t["id"], t["status"], f"{s['value']:.1f} {s['unit']}" if s else "",
                        s["name"] if s else escape(t["error"] or ""))
     console.print(scores)
-    steps = Table("test", "step", "params", "IOPS", "MB/s", "p99 µs", "max µs", title="measured steps")
     for t in doc["tests"]:
-        for st in t["steps"]:
-            if st["phase"] != "measure":
-                continue
-            p, r = st["params"], st["result"]
+        measured = [st for st in t["steps"] if st["phase"] == "measure"]
+        if not measured:
+            continue
+        p = measured[0]["params"]
+        table = Table("step", "IOPS", "MB/s", "mean µs", "p99 µs", "p99.99 µs", "max µs",
+                      title=f"{t['id']}: {p['rw']} {format_bytes(p['bs'])}", title_justify="left")
+        for st in measured:
+            r = st["result"]
             lat = [d["lat_us"] for k, d in r.items() if k in ("read", "write", "trim")]
-            steps.add_row(t["id"], st["label"],
-                          f"{p['rw']} {format_bytes(p['bs'])} QD{p['iodepth']}",
-                          f"{r['iops']:.0f}", f"{r['mbps']:.1f}",
-                          "/".join(f"{x['p99']:.0f}" for x in lat),
-                          "/".join(f"{x['max']:.0f}" for x in lat))
-    console.print(steps)
+            table.add_row(st["label"], f"{r['iops']:.0f}", f"{r['mbps']:.1f}",
+                          *("/".join(f"{x[key]:.0f}" for x in lat)
+                            for key in ("mean", "p99", "p99.99", "max")))
+        console.print(table)

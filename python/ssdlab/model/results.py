@@ -12,7 +12,7 @@ from typing import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ssdlab.units import MB
+from ssdlab.units import mbps, per_second
 
 PERCENTILES = (50.0, 99.0, 99.9, 99.99)
 
@@ -90,11 +90,11 @@ class DirectionResult(BaseModel):
 
     @property
     def iops(self) -> float:
-        return self.ios / self.busy_s if self.busy_s else 0.0
+        return per_second(self.ios, self.busy_s)
 
     @property
     def mbps(self) -> float:
-        return self.bytes / self.busy_s / MB if self.busy_s else 0.0
+        return mbps(self.bytes, self.busy_s)
 
     @classmethod
     def merge(cls, parts: Iterable["DirectionResult"]) -> "DirectionResult":
@@ -153,12 +153,12 @@ class StepResult(BaseModel):
 
     @property
     def iops(self) -> float:
-        return self.ios / self.busy_s if self.busy_s else 0.0
+        return per_second(self.ios, self.busy_s)
 
     @property
     def mbps(self) -> float:
         """Read plus write throughput, MB/s (TRIM moves no data)."""
-        return self.bytes / self.busy_s / MB if self.busy_s else 0.0
+        return mbps(self.bytes, self.busy_s)
 
     def summary(self) -> dict:
         """The figures `show` and `export` print for the step."""
