@@ -40,7 +40,8 @@ def test_dry_run_at_scale_1_is_the_methodology():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["run", "sim:wd-sn850-1tb"], "not available yet"),
+    (["run", "sim:no-such-drive"], "unknown simulated drive 'no-such-drive'"),
+    (["run", "sim:"], "`sim:` needs a preset"),
     (["run", "/var/tmp/x.img", "--scale", "2"], "--scale must be in (0, 1]"),
     (["run", "/var/tmp/x.img", "--suite", "nope"], "unknown suite 'nope'"),
     (["run", "/var/tmp/x.img", "--tests", "nope", "--dry-run"], "unknown test 'nope'"),

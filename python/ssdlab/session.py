@@ -7,21 +7,23 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from ssdlab.backends import Backend
 from ssdlab.backends.fio import FioBackend
+from ssdlab.backends.sim import SimBackend
 from ssdlab.catalogue import Scale, compile_tests, lookup
 from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import SilentReporter, execute
 from ssdlab.external import Commands
 from ssdlab.model import RunStatus, Test
+from ssdlab.presets import Preset, load_preset
 from ssdlab.store import Store
 from ssdlab.suites import load_suite, parse_suite
 from ssdlab.targets import Target, TargetKind
 from ssdlab.targets import consent, files, identity, purge, resolve, safety
 from ssdlab.units import GiB
 
-SIM_NOT_YET = ("the simulator backend is not available yet: run on a block device or a "
-               "file target for now (e.g. `ssdlab run /var/tmp/drive.img --size 64GiB`)")
+SIM_PREFIX = "sim:"
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,8 @@ def default_file_size(test_ids: list[str], scale: Scale) -> int:
 
 def planned_capacity(request: RunRequest, test_ids: list[str]) -> int:
     """The target's capacity without touching it (for planning and --dry-run)."""
-    if request.target.startswith("sim:"):
-        raise SsdlabError(SIM_NOT_YET)
+    if request.target.startswith(SIM_PREFIX):
+        return open_simulated(request.target)[0].capacity
     path = Path(request.target)
     if path.is_block_device():
         return resolve.device_capacity(path)
@@ -80,6 +82,18 @@ def dry_run_document(request: RunRequest) -> dict:
             "estimated_seconds": round(sum(step_seconds(s) for t in tests for s in t.steps))}
 
 
+def open_simulated(spec: str, preset_text: str | None = None) -> tuple[SimBackend, dict]:
+    """A fresh simulated drive; on resume, from the very preset text the run stored."""
+    name = spec[len(SIM_PREFIX):]
+    if not name:
+        raise SsdlabError("`sim:` needs a preset: `ssdlab drives` lists them, e.g. sim:wd-sn850-1tb")
+    preset = load_preset(name) if preset_text is None else Preset(name, Path(name), preset_text)
+    backend = SimBackend(preset)
+    ident = {"preset": preset.name, "model": preset.title, "capacity_bytes": backend.capacity,
+             "preset_sha256": preset.sha256}
+    return backend, ident
+
+
 def _open(target: Target, commands: Commands, serial_consent: str | None,
           recorded_identity: dict | None = None) -> tuple[FioBackend, dict]:
     """Safety checks and consent for a device; the backend with its purge."""
@@ -96,7 +110,7 @@ def _open(target: Target, commands: Commands, serial_consent: str | None,
     return FioBackend(target.path, target.kind.value, purge=do_purge, commands=commands), ident
 
 
-def _execute(store: Store, run_id: int, backend: FioBackend, tests: list[Test],
+def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
              show_progress: bool) -> None:
     try:
         if not show_progress:
@@ -113,16 +127,25 @@ def _execute(store: Store, run_id: int, backend: FioBackend, tests: list[Test],
 def start_run(request: RunRequest, show_progress: bool = True) -> int:
     commands = Commands()
     suite_name, suite_toml, test_ids = selected_tests(request)
-    capacity = planned_capacity(request, test_ids)
-    tests = compile_tests(test_ids, request.scale, capacity)  # refuses before anything is touched
-    target = resolve.resolve(request.target, size=capacity, force=request.force, commands=commands)
-    backend, ident = _open(target, commands, request.destroy_data)
+    options: dict = {"force": request.force}
+    if request.target.startswith(SIM_PREFIX):
+        backend, ident = open_simulated(request.target)
+        kind, capacity = TargetKind.SIM, backend.capacity
+        options["preset_toml"] = backend.preset.text
+        tests = compile_tests(test_ids, request.scale, capacity)
+    else:
+        capacity = planned_capacity(request, test_ids)
+        tests = compile_tests(test_ids, request.scale, capacity)  # refuses before anything is touched
+        target = resolve.resolve(request.target, size=capacity, force=request.force, commands=commands)
+        backend, ident = _open(target, commands, request.destroy_data)
+        kind = target.kind
+    options["size"] = capacity
     with Store(request.db) as store:
         run_id = store.create_run(
-            name=request.name, target=request.target, target_kind=target.kind.value,
+            name=request.name, target=request.target, target_kind=kind.value,
             suite=suite_name, suite_toml=suite_toml, scale=request.scale.factor, tests=tests,
             identity=ident, host=identity.host_identity(commands), engine=backend.describe(),
-            options={"size": capacity, "force": request.force})
+            options=options)
         _execute(store, run_id, backend, tests, show_progress)
     return run_id
 
@@ -138,10 +161,11 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         extras = store.run_extras(run_id)
         parse_suite(extras["suite_toml"], f"the suite stored with run {run_id}")
         if run.target_kind == TargetKind.SIM:
-            raise SsdlabError(SIM_NOT_YET)
-        target = resolve.resolve(run.target, size=extras["options"]["size"], force=False,
-                                 commands=commands, reuse=True)
-        backend, _ = _open(target, commands, destroy_data, recorded_identity=run.identity)
+            backend, _ = open_simulated(run.target, extras["options"]["preset_toml"])
+        else:
+            target = resolve.resolve(run.target, size=extras["options"]["size"], force=False,
+                                     commands=commands, reuse=True)
+            backend, _ = _open(target, commands, destroy_data, recorded_identity=run.identity)
         store.set_run_engine(run_id, backend.describe())
         pending = [r.test for r in store.tests(run_id) if r.status.value != "done"]
         _execute(store, run_id, backend, pending, show_progress)

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from ssdlab.cli.analyze import analyze_app
+from ssdlab.cli.drives import drives_app
 from ssdlab.cli.export import export_command
 from ssdlab.cli.output import err_console
 from ssdlab.cli.resume import resume_command
@@ -32,6 +33,7 @@ app.command("export")(export_command)
 app.command("tests")(tests_command)
 app.command("suites")(suites_command)
 app.add_typer(analyze_app, name="analyze")
+app.add_typer(drives_app, name="drives")
 
 
 def main() -> None:

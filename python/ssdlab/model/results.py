@@ -136,6 +136,9 @@ class StepResult(BaseModel):
     per_second: tuple[SecondPoint, ...] = ()
     per_gib: tuple[GibPoint, ...] = ()
     engine: str = Field(description="fio ioengine, or 'sim'")
+    device: dict[str, float] | None = Field(
+        default=None, description="the drive's internal counters (write amplification, cache "
+                                  "use, GC), when the backend can see them: the simulator")
     notes: tuple[str, ...] = Field(default=(), description="warnings the engine printed")
 
     @property

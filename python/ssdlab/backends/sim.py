@@ -1,0 +1,66 @@
+"""SimBackend: the same steps on a simulated drive (crates/ssdsim), in virtual time.
+
+Idle time is the drive's own: during a step's idle the simulated drive folds its
+SLC cache and collects garbage, and no wall-clock time passes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from ssdlab import _ssdsim
+from ssdlab.backends import ProgressCallback, StepOutcome
+from ssdlab.errors import SsdlabError
+from ssdlab.model import DirectionResult, GibPoint, Latency, Phase, SecondPoint, Step, StepResult
+from ssdlab.presets import Preset
+
+ENGINE = "sim"
+
+
+def open_drive(preset: Preset, seed: int = 1) -> "_ssdsim.Drive":
+    try:
+        return _ssdsim.Drive(preset.text, seed)
+    except ValueError as exc:
+        raise SsdlabError(f"the preset {preset.name} is not valid: {exc}") from None
+
+
+class SimBackend:
+    name = ENGINE
+
+    def __init__(self, preset: Preset, seed: int = 1):
+        self.preset = preset
+        self.seed = seed
+        self.drive = open_drive(preset, seed)
+
+    @property
+    def capacity(self) -> int:
+        return self.drive.user_bytes
+
+    def describe(self) -> dict:
+        return {"engine": ENGINE, "simulator_version": _ssdsim.version(), "preset": self.preset.name,
+                "preset_sha256": self.preset.sha256, "seed": self.seed}
+
+    def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
+        started = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        params = {**step.model_dump(mode="json"), "purge": step.phase is Phase.PURGE}
+        try:
+            raw = self.drive.run_step(params)
+        except ValueError as exc:
+            raise SsdlabError(f"the simulator refused step {step.label!r}: {exc}") from None
+        if progress:
+            progress(1.0, "")
+        result = StepResult(
+            started_at=started, busy_s=raw["busy_s"], idle_s=raw["idle_s"], bursts=raw["bursts"],
+            per_second=tuple(SecondPoint(t_s=t, mbps=m, iops=i) for t, m, i in raw["per_second"]),
+            per_gib=tuple(GibPoint(gib=g, mbps=m) for g, m in raw["per_gib"]),
+            engine=ENGINE, notes=tuple(raw["notes"]), device=raw["counters"],
+            **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]})
+        command = f"sim {self.preset.name}: {step.describe()}" + (" (purge)" if params["purge"] else "")
+        return StepOutcome(result, (command,))
+
+
+def _direction(raw: dict) -> DirectionResult:
+    lat = raw["latency"]
+    return DirectionResult(ios=raw["ios"], bytes=raw["bytes"], busy_s=raw["busy_s"],
+                           latency=Latency.from_histogram(lat["histogram"], lat["mean_ns"],
+                                                          lat["min_ns"], lat["max_ns"]))
