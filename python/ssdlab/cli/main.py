@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from ssdlab.cli.analyze import analyze_app
 from ssdlab.cli.drives import drives_app
+from ssdlab.cli.sim import sim_app
 from ssdlab.cli.export import export_command
 from ssdlab.cli.output import err_console
 from ssdlab.cli.resume import resume_command
@@ -34,6 +35,7 @@ app.command("tests")(tests_command)
 app.command("suites")(suites_command)
 app.add_typer(analyze_app, name="analyze")
 app.add_typer(drives_app, name="drives")
+app.add_typer(sim_app, name="sim")
 
 
 def main() -> None:

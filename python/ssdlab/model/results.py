@@ -49,7 +49,7 @@ class Latency(BaseModel):
         if count == 0:
             return cls(count=0, mean_ns=0, min_ns=0, max_ns=0, p50_ns=0, p99_ns=0,
                        p99_9_ns=0, p99_99_ns=0)
-        p = [min(max(percentile_of(hist, count, q), min_ns), max_ns) for q in PERCENTILES]
+        p = [clamped_percentile(hist, count, q, min_ns, max_ns) for q in PERCENTILES]
         return cls(count=count, mean_ns=mean_ns, min_ns=min_ns, max_ns=max_ns, p50_ns=p[0],
                    p99_ns=p[1], p99_9_ns=p[2], p99_99_ns=p[3], histogram=hist)
 
@@ -66,6 +66,12 @@ class Latency(BaseModel):
         mean = sum(p.mean_ns * p.count for p in parts) / count
         return cls.from_histogram(merged.items(), mean, min(p.min_ns for p in parts),
                                   max(p.max_ns for p in parts))
+
+
+def clamped_percentile(hist: tuple[tuple[int, int], ...], count: int, q: float,
+                       min_ns: int, max_ns: int) -> int:
+    """A bin's value can lie outside what was observed; fio clamps it the same way."""
+    return min(max(percentile_of(hist, count, q), min_ns), max_ns)
 
 
 def percentile_of(hist: tuple[tuple[int, int], ...], count: int, q: float) -> int:

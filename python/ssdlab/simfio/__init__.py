@@ -1,0 +1,1 @@
+"""`ssdlab sim fio JOBFILE`: fio job files on the simulator, answered in fio's JSON."""
