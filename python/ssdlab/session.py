@@ -21,9 +21,8 @@ from ssdlab.store import Store
 from ssdlab.suites import load_suite, parse_suite
 from ssdlab.targets import Target, TargetKind
 from ssdlab.targets import consent, files, identity, purge, resolve, safety
+from ssdlab.targets.resolve import SIM_PREFIX
 from ssdlab.units import GiB
-
-SIM_PREFIX = "sim:"
 
 
 @dataclass(frozen=True)

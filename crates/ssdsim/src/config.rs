@@ -111,6 +111,11 @@ pub struct ControllerConfig {
     pub read_cmd_us: f64,
     /// Controller time to process one write command, µs.
     pub write_cmd_us: f64,
+    /// Fixed latency of a read command that does not occupy the controller (firmware pipeline,
+    /// mapping lookup, completion posting), µs; added before the NAND read.
+    pub read_latency_us: f64,
+    /// Fixed latency of a write command that does not occupy the controller, µs; added to its completion.
+    pub write_latency_us: f64,
     /// Controller time to process one TRIM (deallocate) command, µs.
     pub trim_cmd_us: f64,
     /// Additional controller time per 4 KiB unit unmapped by a TRIM, ns.
@@ -250,7 +255,11 @@ fn share(key: &str, v: f64) -> Result<(), ConfigError> {
 
 /// Turn a serde error (with its path) into a message naming the key.
 fn describe(path: &str, msg: &str) -> String {
-    let table = if path.is_empty() || path == "." { "top level".to_string() } else { format!("[{path}]") };
+    let table = if path.is_empty() || path == "." {
+        "top level".to_string()
+    } else {
+        format!("[{path}]")
+    };
     let tick = |s: &str| s.split('`').nth(1).map(str::to_string);
     if msg.starts_with("unknown field") {
         if let Some(k) = tick(msg) {
@@ -265,7 +274,11 @@ fn describe(path: &str, msg: &str) -> String {
     }
     if msg.starts_with("missing field") {
         if let Some(k) = tick(msg) {
-            let full = if path.is_empty() || path == "." { k } else { format!("{path}.{k}") };
+            let full = if path.is_empty() || path == "." {
+                k
+            } else {
+                format!("{path}.{k}")
+            };
             return format!("missing key `{full}`");
         }
     }
@@ -336,30 +349,45 @@ impl DriveConfig {
         nonzero("drive.geometry.blocks_per_plane", g.blocks_per_plane)?;
         nonzero("drive.geometry.pages_per_block", g.pages_per_block)?;
         nonzero("drive.geometry.page_bytes", g.page_bytes)?;
-        if g.page_bytes % 4096 != 0 {
-            return Err(ConfigError("drive.geometry.page_bytes must be a multiple of 4096".into()));
+        if !g.page_bytes.is_multiple_of(4096) {
+            return Err(ConfigError(
+                "drive.geometry.page_bytes must be a multiple of 4096".into(),
+            ));
         }
         positive("drive.nand.channel_mbps", self.nand.channel_mbps)?;
-        let modes = [("slc", Some(&self.nand.slc), 1), ("tlc", self.nand.tlc.as_ref(), 3), ("qlc", self.nand.qlc.as_ref(), 4)];
+        let modes = [
+            ("slc", Some(&self.nand.slc), 1),
+            ("tlc", self.nand.tlc.as_ref(), 3),
+            ("qlc", self.nand.qlc.as_ref(), 4),
+        ];
         for (name, t, bits) in modes {
             if let Some(t) = t {
                 positive(&format!("drive.nand.{name}.t_read_us"), t.t_read_us)?;
                 positive(&format!("drive.nand.{name}.t_prog_us"), t.t_prog_us)?;
                 positive(&format!("drive.nand.{name}.t_erase_us"), t.t_erase_us)?;
                 if t.bits_per_cell != bits {
-                    return Err(ConfigError(format!("drive.nand.{name}.bits_per_cell must be {bits}")));
+                    return Err(ConfigError(format!(
+                        "drive.nand.{name}.bits_per_cell must be {bits}"
+                    )));
                 }
             }
         }
         let native = match self.native_mode {
-            CellMode::Slc => return Err(ConfigError("drive.native_mode must be `tlc` or `qlc`".into())),
+            CellMode::Slc => {
+                return Err(ConfigError(
+                    "drive.native_mode must be `tlc` or `qlc`".into(),
+                ))
+            }
             CellMode::Tlc => ("tlc", &self.nand.tlc),
             CellMode::Qlc => ("qlc", &self.nand.qlc),
         };
         let Some(nt) = native.1 else {
-            return Err(ConfigError(format!("missing key `drive.nand.{}` (the native mode)", native.0)));
+            return Err(ConfigError(format!(
+                "missing key `drive.nand.{}` (the native mode)",
+                native.0
+            )));
         };
-        if g.pages_per_block % nt.bits_per_cell != 0 {
+        if !g.pages_per_block.is_multiple_of(nt.bits_per_cell) {
             return Err(ConfigError(format!(
                 "drive.geometry.pages_per_block must be a multiple of drive.nand.{}.bits_per_cell",
                 native.0
@@ -369,8 +397,18 @@ impl DriveConfig {
         positive("drive.controller.read_cmd_us", c.read_cmd_us)?;
         positive("drive.controller.write_cmd_us", c.write_cmd_us)?;
         positive("drive.controller.trim_cmd_us", c.trim_cmd_us)?;
+        for (k, v) in [
+            ("read_latency_us", c.read_latency_us),
+            ("write_latency_us", c.write_latency_us),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(ConfigError(format!("drive.controller.{k} must be >= 0")));
+            }
+        }
         if !(c.trim_unit_ns.is_finite() && c.trim_unit_ns >= 0.0) {
-            return Err(ConfigError("drive.controller.trim_unit_ns must be >= 0".into()));
+            return Err(ConfigError(
+                "drive.controller.trim_unit_ns must be >= 0".into(),
+            ));
         }
         nonzero("drive.controller.write_buffer_kib", c.write_buffer_kib)?;
         if let Some(p) = self.host.payload_mbps {
@@ -378,10 +416,14 @@ impl DriveConfig {
         }
         let f = &self.ftl;
         if f.gc_low_superblocks < 2 {
-            return Err(ConfigError("drive.ftl.gc_low_superblocks must be >= 2".into()));
+            return Err(ConfigError(
+                "drive.ftl.gc_low_superblocks must be >= 2".into(),
+            ));
         }
         if f.gc_idle_superblocks < f.gc_low_superblocks {
-            return Err(ConfigError("drive.ftl.gc_idle_superblocks must be >= drive.ftl.gc_low_superblocks".into()));
+            return Err(ConfigError(
+                "drive.ftl.gc_idle_superblocks must be >= drive.ftl.gc_low_superblocks".into(),
+            ));
         }
         let sbs = g.blocks_per_plane;
         let raw = self.raw_bytes() as f64;
@@ -402,32 +444,48 @@ impl DriveConfig {
             CacheKind::None => {}
             CacheKind::Static => {
                 let Some(s) = cc.static_gb else {
-                    return Err(ConfigError("missing key `drive.cache.static_gb` (needed by policy = \"static\")".into()));
+                    return Err(ConfigError(
+                        "missing key `drive.cache.static_gb` (needed by policy = \"static\")"
+                            .into(),
+                    ));
                 };
                 positive("drive.cache.static_gb", s)?;
-                let slc_bytes_max = (raw - user) / nt.bits_per_cell as f64 + user / nt.bits_per_cell as f64;
+                let slc_bytes_max =
+                    (raw - user) / nt.bits_per_cell as f64 + user / nt.bits_per_cell as f64;
                 if s * 1e9 > slc_bytes_max {
-                    return Err(ConfigError("drive.cache.static_gb is larger than the NAND can hold in SLC mode".into()));
+                    return Err(ConfigError(
+                        "drive.cache.static_gb is larger than the NAND can hold in SLC mode".into(),
+                    ));
                 }
             }
             CacheKind::Dynamic => {
                 let Some(s) = cc.free_share else {
-                    return Err(ConfigError("missing key `drive.cache.free_share` (needed by policy = \"dynamic\")".into()));
+                    return Err(ConfigError(
+                        "missing key `drive.cache.free_share` (needed by policy = \"dynamic\")"
+                            .into(),
+                    ));
                 };
                 share("drive.cache.free_share", s)?;
                 let Some(m) = cc.max_cell_share else {
-                    return Err(ConfigError("missing key `drive.cache.max_cell_share` (needed by policy = \"dynamic\")".into()));
+                    return Err(ConfigError(
+                        "missing key `drive.cache.max_cell_share` (needed by policy = \"dynamic\")"
+                            .into(),
+                    ));
                 };
                 share("drive.cache.max_cell_share", m)?;
             }
         }
         if !(cc.busy_fold_ratio.is_finite() && cc.busy_fold_ratio >= 0.0) {
-            return Err(ConfigError("drive.cache.busy_fold_ratio must be >= 0".into()));
+            return Err(ConfigError(
+                "drive.cache.busy_fold_ratio must be >= 0".into(),
+            ));
         }
         if let Some(t) = &self.thermal {
             positive("drive.thermal.tmt1_c", t.tmt1_c)?;
             if t.tmt2_c < t.tmt1_c {
-                return Err(ConfigError("drive.thermal.tmt2_c must be >= drive.thermal.tmt1_c".into()));
+                return Err(ConfigError(
+                    "drive.thermal.tmt2_c must be >= drive.thermal.tmt1_c".into(),
+                ));
             }
         }
         if let Some(p) = &self.power {
@@ -478,6 +536,8 @@ bits_per_cell = 3
 [drive.controller]
 read_cmd_us = 2.0
 write_cmd_us = 2.0
+read_latency_us = 0.0
+write_latency_us = 0.0
 trim_cmd_us = 2.0
 trim_unit_ns = 1.0
 write_buffer_kib = 64
@@ -503,7 +563,10 @@ busy_fold_ratio = 0.0
         let mut text = SMALL.to_string();
         // raw = 2*2*1*32*6*8192 = 6_291_456 bytes
         let user = (6_291_456.0 * frac) / 1e9;
-        text = text.replace("user_capacity_gb = 0.0", &format!("user_capacity_gb = {user}"));
+        text = text.replace(
+            "user_capacity_gb = 0.0",
+            &format!("user_capacity_gb = {user}"),
+        );
         DriveConfig::from_toml_str(&text).unwrap()
     }
 
@@ -520,7 +583,9 @@ busy_fold_ratio = 0.0
 
     #[test]
     fn unknown_key_is_named_with_its_table() {
-        let t = SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.001").replace("channel_mbps = 800.0", "channel_mbps = 800.0\nfoo = 1");
+        let t = SMALL
+            .replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.001")
+            .replace("channel_mbps = 800.0", "channel_mbps = 800.0\nfoo = 1");
         assert_eq!(err(&t), "unknown key `foo` in [drive.nand]");
         let t = SMALL.replace("t_prog_us = 700.0", "t_prog_us = 700.0\nt_prgo = 1");
         assert_eq!(err(&t), "unknown key `t_prgo` in [drive.nand.tlc]");
@@ -528,18 +593,38 @@ busy_fold_ratio = 0.0
 
     #[test]
     fn missing_key_is_named() {
-        let t = SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.001").replace("t_prog_us = 700.0\n", "");
+        let t = SMALL
+            .replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.001")
+            .replace("t_prog_us = 700.0\n", "");
         assert_eq!(err(&t), "missing key `drive.nand.tlc.t_prog_us`");
     }
 
     #[test]
     fn impossible_values_are_refused() {
         let base = SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.001");
-        assert_eq!(err(&base.replace("t_prog_us = 700.0", "t_prog_us = 0.0")), "drive.nand.tlc.t_prog_us must be > 0");
-        assert_eq!(err(&base.replace("channels = 2", "channels = 0")), "drive.geometry.channels must be > 0");
-        assert_eq!(err(&base.replace("page_bytes = 8192", "page_bytes = 5000")), "drive.geometry.page_bytes must be a multiple of 4096");
-        assert_eq!(err(&base.replace("max_cell_share = 0.5", "max_cell_share = 1.5")), "drive.cache.max_cell_share must be in (0, 1]");
-        assert!(err(&SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.006")).starts_with("drive.user_capacity_gb leaves too little"));
-        assert!(err(&base.replace("link = \"pcie4x4\"", "link = \"pcie9x4\"")).starts_with("drive.host.link"));
+        assert_eq!(
+            err(&base.replace("t_prog_us = 700.0", "t_prog_us = 0.0")),
+            "drive.nand.tlc.t_prog_us must be > 0"
+        );
+        assert_eq!(
+            err(&base.replace("channels = 2", "channels = 0")),
+            "drive.geometry.channels must be > 0"
+        );
+        assert_eq!(
+            err(&base.replace("page_bytes = 8192", "page_bytes = 5000")),
+            "drive.geometry.page_bytes must be a multiple of 4096"
+        );
+        assert_eq!(
+            err(&base.replace("max_cell_share = 0.5", "max_cell_share = 1.5")),
+            "drive.cache.max_cell_share must be in (0, 1]"
+        );
+        assert!(
+            err(&SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.006"))
+                .starts_with("drive.user_capacity_gb leaves too little")
+        );
+        assert!(
+            err(&base.replace("link = \"pcie4x4\"", "link = \"pcie9x4\""))
+                .starts_with("drive.host.link")
+        );
     }
 }

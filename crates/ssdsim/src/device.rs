@@ -62,6 +62,8 @@ pub struct Device {
     link_ps_per_byte: u64,
     read_cmd_ns: u64,
     write_cmd_ns: u64,
+    read_lat_ns: u64,
+    write_lat_ns: u64,
     trim_cmd_ns: u64,
     trim_unit_ps: u64,
     /// Per host stream: ring of program end times (write buffer) and the slot of the program unit being filled.
@@ -110,6 +112,8 @@ impl Device {
             link_ps_per_byte: (1e6 / cfg.host.link_mbps()).round() as u64,
             read_cmd_ns: ns(c.read_cmd_us),
             write_cmd_ns: ns(c.write_cmd_us),
+            read_lat_ns: ns(c.read_latency_us),
+            write_lat_ns: ns(c.write_latency_us),
             trim_cmd_ns: ns(c.trim_cmd_us),
             trim_unit_ps: (c.trim_unit_ns * 1000.0).round() as u64,
             ring: [vec![0; k], vec![0; k]],
@@ -163,11 +167,14 @@ impl Device {
         self.link_in_free = l0 + self.link_ns(bytes);
         let arrival = self.link_in_free;
         let mut done = arrival;
-        for i in 0..units as u64 {
-            done = done.max(self.write_unit((lba + i) as u32, arrival));
+        let mut i = 0u32;
+        while i < units {
+            let (n, accept) = self.write_run((lba + i as u64) as u32, units - i, arrival);
+            done = done.max(accept);
+            i += n;
         }
         self.erase_pending(arrival);
-        done
+        done + self.write_lat_ns
     }
 
     /// Read `units` units from `lba`; returns the completion time.
@@ -176,7 +183,7 @@ impl Device {
         self.link_out.prune(t);
         let c0 = self.ctrl_free.max(t);
         self.ctrl_free = c0 + self.read_cmd_ns;
-        let tr = self.ctrl_free;
+        let tr = self.ctrl_free + self.read_lat_ns;
         let mut ready = tr;
         let upu = self.ftl.geo.units_per_pu;
         let mut i = 0u64;
@@ -224,7 +231,9 @@ impl Device {
     /// Return to fresh-out-of-box at time `t`: everything unmapped, every used superblock erased.
     pub fn purge(&mut self, t: u64) -> u64 {
         let g = self.ftl.geo.clone();
-        let used = (0..g.superblocks).filter(|&s| self.ftl.state[s as usize] != SbState::Free).count() as u64;
+        let used = (0..g.superblocks)
+            .filter(|&s| self.ftl.state[s as usize] != SbState::Free)
+            .count() as u64;
         self.ftl.purge();
         self.active = [false; 2];
         self.forced_credit = 0.0;
@@ -240,8 +249,11 @@ impl Device {
 
     // ---------------------------------------------------------------- write path
 
+    /// Place up to `max` consecutive units from `lba` into one program unit of
+    /// one host stream; returns how many were placed and when their data is in
+    /// the write buffer.
     #[inline]
-    fn write_unit(&mut self, lba: u32, t: u64) -> u64 {
+    fn write_run(&mut self, lba: u32, max: u32, t: u64) -> (u32, u64) {
         let stream = if self.ftl.wps[0].has_room() {
             Stream::HostSlc
         } else if self.counters.host_units >= self.slc_recheck && self.slc_allowed() {
@@ -252,23 +264,25 @@ impl Device {
                 self.ensure_free(t);
                 self.ftl.open(Stream::HostNative, false);
             }
-            if self.busy_fold_ratio > 0.0 {
-                self.fold_credit += self.busy_fold_ratio;
-            }
             Stream::HostNative
         };
         let s = stream as usize;
+        let upu = self.ftl.geo.units_per_pu;
+        let wp = &self.ftl.wps[s];
+        let in_pu = upu - self.ftl.geo.div_pu.rem(wp.next);
+        let n = max.min(in_pu).min(wp.cap - wp.next);
         let accept = t.max(self.ring[s][self.ring_seq[s]]);
-        #[cfg(test)]
-        {
-            self.seq += 1;
+        let mut last = (0, false);
+        for j in 0..n {
+            last = self.ftl.place(lba + j, stream);
+            #[cfg(test)]
+            {
+                self.seq += 1;
+                self.ftl.stamp[last.0 as usize] = self.seq;
+            }
         }
-        let (ppa, pu_done) = self.ftl.place(lba, stream);
-        #[cfg(test)]
-        {
-            self.ftl.stamp[ppa as usize] = self.seq;
-        }
-        self.counters.host_units += 1;
+        let (ppa, pu_done) = last;
+        self.counters.host_units += n as u64;
         let wp = &mut self.ftl.wps[s];
         wp.pu_ready = wp.pu_ready.max(accept);
         if pu_done {
@@ -278,16 +292,24 @@ impl Device {
             let end = self.program(ppa, slc, ready);
             let slot = self.ring_seq[s];
             self.ring[s][slot] = end;
-            self.ring_seq[s] = if slot + 1 == self.ring[s].len() { 0 } else { slot + 1 };
+            self.ring_seq[s] = if slot + 1 == self.ring[s].len() {
+                0
+            } else {
+                slot + 1
+            };
         }
         // Reclaim in step with the host when free space is short.
         if self.ftl.free_sbs() <= self.gc_low || self.active[FORCED] {
-            self.forced_step(t);
+            self.forced_step(t, n);
         }
-        if self.fold_credit >= 1.0 {
-            self.busy_fold_step(t);
+        // Background folding while writing to native blocks, in batches of 32 units (128 KiB).
+        if stream == Stream::HostNative && self.busy_fold_ratio > 0.0 {
+            self.fold_credit += self.busy_fold_ratio * n as f64;
+            if self.fold_credit >= 32.0 {
+                self.busy_fold_step(t);
+            }
         }
-        accept
+        (n, accept)
     }
 
     /// May the host open an SLC superblock? When the answer is no, it is asked
@@ -316,8 +338,14 @@ impl Device {
         while self.ftl.free_sbs() <= 2 {
             let was = self.active[FORCED];
             let moved = self.relocate_batch(FORCED, u64::MAX, t);
-            assert!(moved > 0 || was || self.active[FORCED] || self.ftl.free_sbs() > 2 || !self.ftl.pending_erase.is_empty(),
-                "no space can be reclaimed: the drive is over-committed");
+            assert!(
+                moved > 0
+                    || was
+                    || self.active[FORCED]
+                    || self.ftl.free_sbs() > 2
+                    || !self.ftl.pending_erase.is_empty(),
+                "no space can be reclaimed: the drive is over-committed"
+            );
             self.erase_pending(t);
         }
     }
@@ -410,7 +438,9 @@ impl Device {
             if pu != c.cur_pu {
                 // One read of the source program unit brings all its valid units.
                 let first = base + pu * upu;
-                let k = (first..first + upu).filter(|&p| self.ftl.p2l(p as usize) != NONE).count() as u32;
+                let k = (first..first + upu)
+                    .filter(|&p| self.ftl.p2l(p as usize) != NONE)
+                    .count() as u32;
                 let die = self.ftl.geo.die_of_pu(pu);
                 c.pu_ready = self.nand.read(die, c.slc, k, t);
                 c.cur_pu = pu;
@@ -428,12 +458,20 @@ impl Device {
                 self.program(np, false, ready);
             }
         }
-        if c.slc { self.counters.fold_units += moved } else { self.counters.gc_units += moved }
+        if c.slc {
+            self.counters.fold_units += moved
+        } else {
+            self.counters.gc_units += moved
+        }
         self.cursors[which] = c;
         if c.pos >= c.end {
             // Emptied: erase and free it.
             self.active[which] = false;
-            if c.slc { self.counters.fold_sbs += 1 } else { self.counters.gc_sbs += 1 }
+            if c.slc {
+                self.counters.fold_sbs += 1
+            } else {
+                self.counters.gc_sbs += 1
+            }
             debug_assert_eq!(self.ftl.valid[c.sb as usize], 0);
             self.nand.erase_all(c.slc, t);
             self.counters.erases += 1;
@@ -443,7 +481,7 @@ impl Device {
     }
 
     /// Proportional forced reclaim: per host unit, relocate as many units as the victim needs to keep pace.
-    fn forced_step(&mut self, t: u64) {
+    fn forced_step(&mut self, t: u64, host_units: u32) {
         if !self.active[FORCED] && self.ftl.free_sbs() > self.gc_low {
             return;
         }
@@ -457,9 +495,14 @@ impl Device {
             }
         }
         // Below the floor, go faster.
-        let boost = if self.ftl.free_sbs() + 1 < self.gc_low { 2.0 } else { 1.0 };
-        self.forced_credit += self.cursors[FORCED].ratio * boost;
-        if self.forced_credit >= 1.0 {
+        let boost = if self.ftl.free_sbs() + 1 < self.gc_low {
+            2.0
+        } else {
+            1.0
+        };
+        self.forced_credit += self.cursors[FORCED].ratio * boost * host_units as f64;
+        // Relocate in batches of at least 8 units (or at once below the floor).
+        if self.forced_credit >= 8.0 || (self.forced_credit >= 1.0 && boost > 1.0) {
             let n = self.forced_credit as u64;
             self.forced_credit -= n as f64;
             self.relocate_batch(FORCED, n, t);
@@ -496,18 +539,48 @@ impl Device {
             if self.nand.die_busy_until().max(t0) >= t1 {
                 break;
             }
-            let fold = self.cache.idle_fold() && (self.active[FOLD] || !self.ftl.victims_slc.is_empty());
+            let fold =
+                self.cache.idle_fold() && (self.active[FOLD] || !self.ftl.victims_slc.is_empty());
             let gc = self.active[FORCED] || self.ftl.free_sbs() < self.gc_idle;
-            let which = if fold { FOLD } else if gc { FORCED } else { break };
+            let which = if fold {
+                FOLD
+            } else if gc {
+                FORCED
+            } else {
+                break;
+            };
+            if which == FORCED && !self.active[FORCED] {
+                // Idle GC only where it gains space: a native victim at least 95 % valid
+                // would cost a superblock of writes to free one.
+                match self.pick_victim(false) {
+                    None => break,
+                    Some((sb, false))
+                        if self.ftl.valid[sb as usize] as u64 * 20
+                            > self.ftl.geo.units_per_sb as u64 * 19 =>
+                    {
+                        break
+                    }
+                    _ => {}
+                }
+            }
             let was_active = self.active[which];
             let moved = self.relocate_batch(which, chunk, t0);
             self.erase_pending(t0);
-            if moved == 0 && !was_active && !self.active[which] && which == FORCED && self.ftl.free_sbs() >= self.gc_idle {
+            if moved == 0
+                && !was_active
+                && !self.active[which]
+                && which == FORCED
+                && self.ftl.free_sbs() >= self.gc_idle
+            {
                 break;
             }
             if moved == 0 && !self.active[which] && !was_active {
                 // Nothing to relocate (e.g. no victim at all).
-                let any = if which == FOLD { !self.ftl.victims_slc.is_empty() } else { !self.ftl.victims_native.is_empty() || !self.ftl.victims_slc.is_empty() };
+                let any = if which == FOLD {
+                    !self.ftl.victims_slc.is_empty()
+                } else {
+                    !self.ftl.victims_native.is_empty() || !self.ftl.victims_slc.is_empty()
+                };
                 if !any {
                     break;
                 }
@@ -522,7 +595,11 @@ impl Device {
         Counters {
             host_write_bytes: r.host_units * UNIT,
             nand_write_bytes: r.nand_units * UNIT,
-            write_amplification: if r.host_units > 0 { r.nand_units as f64 / r.host_units as f64 } else { 0.0 },
+            write_amplification: if r.host_units > 0 {
+                r.nand_units as f64 / r.host_units as f64
+            } else {
+                0.0
+            },
             gc_bytes: r.gc_units * UNIT,
             fold_bytes: r.fold_units * UNIT,
             gc_superblocks: r.gc_sbs,
@@ -544,6 +621,10 @@ impl Device {
 
     /// Time at which everything in the drive is idle.
     pub fn quiet_at(&self) -> u64 {
-        self.nand.all_free().max(self.ctrl_free).max(self.link_in_free).max(self.link_out.free_at())
+        self.nand
+            .all_free()
+            .max(self.ctrl_free)
+            .max(self.link_in_free)
+            .max(self.link_out.free_at())
     }
 }

@@ -32,7 +32,10 @@ pub struct FastDiv {
 impl FastDiv {
     pub fn new(d: u32) -> FastDiv {
         assert!(d > 0);
-        FastDiv { m: (u64::MAX / d as u64).wrapping_add(1), d }
+        FastDiv {
+            m: (u64::MAX / d as u64).wrapping_add(1),
+            d,
+        }
     }
     #[inline]
     pub fn div(&self, n: u32) -> u32 {
@@ -82,7 +85,10 @@ impl Geometry {
         let rows_slc = g.pages_per_block / native_bits;
         let units_per_sb = (g.pages_per_block as u64 * dies as u64 * units_per_pu as u64) as u32;
         let total = g.blocks_per_plane as u64 * units_per_sb as u64;
-        assert!(total < NONE as u64, "geometry too large for 32-bit page addresses");
+        assert!(
+            total < NONE as u64,
+            "geometry too large for 32-bit page addresses"
+        );
         Geometry {
             channels: g.channels,
             dies,
@@ -108,7 +114,11 @@ impl Geometry {
 
     /// Capacity in units of a superblock in the given mode.
     pub fn sb_capacity(&self, slc: bool) -> u32 {
-        if slc { self.units_per_sb_slc } else { self.units_per_sb }
+        if slc {
+            self.units_per_sb_slc
+        } else {
+            self.units_per_sb
+        }
     }
 
     #[inline]

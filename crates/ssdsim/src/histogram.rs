@@ -54,7 +54,13 @@ pub struct LatHist {
 
 impl Default for LatHist {
     fn default() -> Self {
-        LatHist { bins: Box::new([0; BINS]), count: 0, sum_ns: 0, min_ns: u64::MAX, max_ns: 0 }
+        LatHist {
+            bins: Box::new([0; BINS]),
+            count: 0,
+            sum_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        }
     }
 }
 
@@ -69,12 +75,21 @@ impl LatHist {
     }
 
     pub fn mean_ns(&self) -> f64 {
-        if self.count == 0 { 0.0 } else { self.sum_ns as f64 / self.count as f64 }
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count as f64
+        }
     }
 
     /// Non-empty bins as (representative value ns, count), ascending.
     pub fn nonzero(&self) -> Vec<(u64, u64)> {
-        self.bins.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (bin_value(i), c)).collect()
+        self.bins
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(i, &c)| (bin_value(i), c))
+            .collect()
     }
 
     /// Percentile as fio computes it: first bin whose cumulative count reaches
@@ -118,7 +133,15 @@ mod tests {
         assert_eq!(bin_index(256), 192);
         assert_eq!(bin_value(192), 258);
         // Every value falls in the bin whose range contains it.
-        for v in [1000u64, 4095, 4096, 65_000, 1_000_000, 123_456_789, 10_000_000_000] {
+        for v in [
+            1000u64,
+            4095,
+            4096,
+            65_000,
+            1_000_000,
+            123_456_789,
+            10_000_000_000,
+        ] {
             let i = bin_index(v);
             let err = (63 - v.leading_zeros()) - BITS;
             let lo = (v >> err) << err;
@@ -142,6 +165,9 @@ mod tests {
         assert_eq!(h.count, 100);
         let p50 = h.percentile(50.0);
         assert_eq!(p50, bin_value(bin_index(50_000)));
-        assert_eq!(h.percentile(100.0), bin_value(bin_index(100_000)).min(100_000));
+        assert_eq!(
+            h.percentile(100.0),
+            bin_value(bin_index(100_000)).min(100_000)
+        );
     }
 }

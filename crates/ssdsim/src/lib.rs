@@ -29,13 +29,23 @@ mod proptests;
 
 pub use config::{ConfigError, DriveConfig};
 pub use run::{simulate, Drive};
-pub use step::{Counters, DirectionResult, GibPoint, Latency, Op, SecondPoint, SimError, Step, StepResult};
+pub use step::{
+    Counters, DirectionResult, GibPoint, Latency, Op, SecondPoint, SimError, Step, StepResult,
+};
 
 /// Version of the simulator core, recorded with every simulated run.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn drive_is_send() {
+        // The Python bindings hold a Drive in a pyclass, which must be Send.
+        fn send<T: Send>() {}
+        send::<super::Drive>();
+        send::<super::StepResult>();
+    }
+
     #[test]
     fn version_is_semver() {
         assert_eq!(super::VERSION.split('.').count(), 3);

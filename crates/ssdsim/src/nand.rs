@@ -50,7 +50,11 @@ impl Nand {
     pub fn new(cfg: &DriveConfig, geo: &Geometry) -> Nand {
         let t = |m: CellMode| {
             let c = cfg.timing(m);
-            ModeNs { read: us(c.t_read_us), prog: us(c.t_prog_us), erase: us(c.t_erase_us) }
+            ModeNs {
+                read: us(c.t_read_us),
+                prog: us(c.t_prog_us),
+                erase: us(c.t_erase_us),
+            }
         };
         Nand {
             die: vec![GapTimeline::new(8); geo.dies as usize],
@@ -73,7 +77,11 @@ impl Nand {
 
     #[inline]
     pub fn mode(&self, slc: bool) -> &ModeNs {
-        if slc { &self.slc } else { &self.native }
+        if slc {
+            &self.slc
+        } else {
+            &self.native
+        }
     }
 
     /// Read `units` units of one page on `die`, input ready at `t`; returns when the data is in the controller.
@@ -116,7 +124,12 @@ impl Nand {
     /// Time at which every die and channel is free.
     pub fn all_free(&self) -> u64 {
         let d = self.die_busy_until();
-        self.chan.iter().map(|c| c.free_at()).max().unwrap_or(0).max(d)
+        self.chan
+            .iter()
+            .map(|c| c.free_at())
+            .max()
+            .unwrap_or(0)
+            .max(d)
     }
 
     /// Time at which every die is free for good.

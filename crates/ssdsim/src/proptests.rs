@@ -50,14 +50,19 @@ fn check_reads(dev: &Device, expect: &[u64]) -> Result<(), TestCaseError> {
             prop_assert_eq!(p, NONE, "lba {} should be unmapped", l);
         } else {
             prop_assert_ne!(p, NONE, "lba {} lost", l);
-            prop_assert_eq!(dev.ftl.stamp[p as usize], v, "lba {} returns a stale version", l);
+            prop_assert_eq!(
+                dev.ftl.stamp[p as usize],
+                v,
+                "lba {} returns a stale version",
+                l
+            );
         }
     }
     Ok(())
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
 
     #[test]
     fn no_data_is_lost(variant in 0u8..4, fill in prop_oneof![Just(0.5), Just(0.6), Just(0.75)],
@@ -121,7 +126,10 @@ fn repeated_full_overwrites_keep_data() {
             expect[l as usize] = dev.seq;
         }
         dev.ftl.check().unwrap();
-        assert!(dev.counters.gc_units + dev.counters.fold_units > 0, "GC never ran");
+        assert!(
+            dev.counters.gc_units + dev.counters.fold_units > 0,
+            "GC never ran"
+        );
         for (l, &v) in expect.iter().enumerate() {
             if v != 0 {
                 assert_eq!(dev.ftl.stamp[dev.ftl.l2p(l) as usize], v);

@@ -80,7 +80,12 @@ impl Drive {
     pub fn with_seed(cfg: DriveConfig, seed: u64) -> Result<Drive, SimError> {
         cfg.validate()?;
         let dev = Device::new(&cfg);
-        Ok(Drive { cfg, dev, now: 0, rng: Rng::new(seed) })
+        Ok(Drive {
+            cfg,
+            dev,
+            now: 0,
+            rng: Rng::new(seed),
+        })
     }
 
     pub fn config(&self) -> &DriveConfig {
@@ -107,11 +112,6 @@ impl Drive {
         self.dev.ftl.check()
     }
 
-    #[cfg(test)]
-    pub(crate) fn device(&mut self) -> &mut Device {
-        &mut self.dev
-    }
-
     /// Run one step.
     pub fn run(&mut self, step: &Step) -> Result<StepResult, SimError> {
         step.validate(self.user_bytes()).map_err(SimError::Step)?;
@@ -136,6 +136,11 @@ impl Drive {
             });
         }
 
+        // A step that writes a large part of the drive will touch most of the mapping
+        // tables: let the kernel provide their pages on another core meanwhile.
+        if step.rw != Op::Read && step.rw != Op::RandRead && step.rw != Op::Trim && step.bytes_limit() >= self.user_bytes() / 4 {
+            self.dev.ftl.prefault();
+        }
         let bs = step.bs;
         let blocks = step.size / bs;
         let random = step.rw.is_random();
@@ -150,7 +155,13 @@ impl Drive {
         let mut sec: Vec<(u64, u64)> = Vec::new();
         let mut marks: Vec<u64> = Vec::new();
         let mut written = 0u64;
-        let mut gen = Gen { random, blocks, seq_pos: 0, mix, is_trim };
+        let mut gen = Gen {
+            random,
+            blocks,
+            seq_pos: 0,
+            mix,
+            is_trim,
+        };
         let mut ahead = [(Dir::Write, 0u64); AHEAD];
         for a in ahead.iter_mut() {
             *a = gen.next(&mut self.rng);
@@ -193,7 +204,8 @@ impl Drive {
                 head = (head + 1) % AHEAD;
                 if random {
                     self.dev.prefetch(lba_of(new.1), false);
-                    self.dev.prefetch(lba_of(ahead[(head + AHEAD / 2) % AHEAD].1), true);
+                    self.dev
+                        .prefetch(lba_of(ahead[(head + AHEAD / 2) % AHEAD].1), true);
                 }
                 let off = step.offset + block * bs;
                 let lba = off / UNIT;
@@ -282,10 +294,18 @@ impl Drive {
             .map(|(i, &(b, n))| {
                 let end = ((i + 1) as f64).min(span_s.max(i as f64 + 1e-9));
                 let len = end - i as f64;
-                SecondPoint { t_s: end, mbps: b as f64 / len / 1e6, iops: n as f64 / len }
+                SecondPoint {
+                    t_s: end,
+                    mbps: b as f64 / len / 1e6,
+                    iops: n as f64 / len,
+                }
             })
             .collect();
-        let per_gib = if step.per_gib_series { gib_series(&marks, written, t0) } else { vec![] };
+        let per_gib = if step.per_gib_series {
+            gib_series(&marks, written, t0)
+        } else {
+            vec![]
+        };
         Ok(StepResult {
             label: step.label.clone(),
             start_s: t0 as f64 / NS,
@@ -306,14 +326,21 @@ impl Drive {
 /// Segments of a fill: 1 GiB when the step wrote at least 16 GiB, else
 /// bytes_written / 16 rounded down to 1 MiB (at least 1 MiB).
 fn gib_series(marks: &[u64], written: u64, t0: u64) -> Vec<GibPoint> {
-    let seg_mib = if written >= 16 * GIB { GIB / MIB } else { (written / 16 / MIB).max(1) } as usize;
+    let seg_mib = if written >= 16 * GIB {
+        GIB / MIB
+    } else {
+        (written / 16 / MIB).max(1)
+    } as usize;
     let mut out = Vec::new();
     let mut prev = t0;
     let mut i = seg_mib;
     while i <= marks.len() {
         let t = marks[i - 1];
         let dt = (t - prev).max(1) as f64 / NS;
-        out.push(GibPoint { gib: (i as u64 * MIB) as f64 / GIB as f64, mbps: (seg_mib as u64 * MIB) as f64 / dt / 1e6 });
+        out.push(GibPoint {
+            gib: (i as u64 * MIB) as f64 / GIB as f64,
+            mbps: (seg_mib as u64 * MIB) as f64 / dt / 1e6,
+        });
         prev = t;
         i += seg_mib;
     }
@@ -327,7 +354,11 @@ fn delta(a: &Counters, b: &Counters) -> Counters {
     Counters {
         host_write_bytes: host,
         nand_write_bytes: nand,
-        write_amplification: if host > 0 { nand as f64 / host as f64 } else { 0.0 },
+        write_amplification: if host > 0 {
+            nand as f64 / host as f64
+        } else {
+            0.0
+        },
         gc_bytes: b.gc_bytes - a.gc_bytes,
         fold_bytes: b.fold_bytes - a.fold_bytes,
         gc_superblocks: b.gc_superblocks - a.gc_superblocks,

@@ -94,7 +94,10 @@ impl Step {
 
     /// A purge step.
     pub fn purge(label: &str) -> Step {
-        Step { purge: true, ..Step::new(label, Op::Trim, 4096, 4096) }
+        Step {
+            purge: true,
+            ..Step::new(label, Op::Trim, 4096, 4096)
+        }
     }
 
     pub fn qd(mut self, qd: u32) -> Step {
@@ -137,14 +140,22 @@ impl Step {
             return Ok(());
         }
         let l = &self.label;
-        if self.bs == 0 || self.bs % 512 != 0 {
-            return Err(format!("step {l}: bs={} is not a positive multiple of 512 bytes", self.bs));
+        if self.bs == 0 || !self.bs.is_multiple_of(512) {
+            return Err(format!(
+                "step {l}: bs={} is not a positive multiple of 512 bytes",
+                self.bs
+            ));
         }
-        if self.offset % 512 != 0 || self.size % 512 != 0 {
-            return Err(format!("step {l}: offset and size must be multiples of 512 bytes"));
+        if !self.offset.is_multiple_of(512) || !self.size.is_multiple_of(512) {
+            return Err(format!(
+                "step {l}: offset and size must be multiples of 512 bytes"
+            ));
         }
         if self.size < self.bs {
-            return Err(format!("step {l}: span {} B is smaller than one block of {} B", self.size, self.bs));
+            return Err(format!(
+                "step {l}: span {} B is smaller than one block of {} B",
+                self.size, self.bs
+            ));
         }
         if self.offset + self.size > user_bytes {
             return Err(format!(
@@ -158,7 +169,9 @@ impl Step {
             return Err(format!("step {l}: iodepth must be in 1..=4096"));
         }
         if self.rw.is_mixed() != self.rwmixread.is_some() {
-            return Err(format!("step {l}: rwmixread is required for randrw/rw and only for them"));
+            return Err(format!(
+                "step {l}: rwmixread is required for randrw/rw and only for them"
+            ));
         }
         if let Some(m) = self.rwmixread {
             if m > 100 {
@@ -180,10 +193,14 @@ impl Step {
         }
         if let Some(b) = self.burst_bytes {
             let (Some(io), Some(_)) = (self.io_size, self.duty_cycle) else {
-                return Err(format!("step {l}: bursts need both a duty cycle and an io_size"));
+                return Err(format!(
+                    "step {l}: bursts need both a duty cycle and an io_size"
+                ));
             };
             if b == 0 || io % b != 0 || b % self.bs != 0 {
-                return Err(format!("step {l}: io_size must be whole bursts, and a burst whole blocks"));
+                return Err(format!(
+                    "step {l}: io_size must be whole bursts, and a burst whole blocks"
+                ));
             }
         }
         if self.io_size == Some(0) {
@@ -233,11 +250,19 @@ pub struct DirectionResult {
 
 impl DirectionResult {
     pub fn iops(&self) -> f64 {
-        if self.busy_s > 0.0 { self.ios as f64 / self.busy_s } else { 0.0 }
+        if self.busy_s > 0.0 {
+            self.ios as f64 / self.busy_s
+        } else {
+            0.0
+        }
     }
     /// MB/s (10^6 bytes per second).
     pub fn mbps(&self) -> f64 {
-        if self.busy_s > 0.0 { self.bytes as f64 / self.busy_s / 1e6 } else { 0.0 }
+        if self.busy_s > 0.0 {
+            self.bytes as f64 / self.busy_s / 1e6
+        } else {
+            0.0
+        }
     }
 }
 
@@ -310,13 +335,29 @@ pub struct StepResult {
 impl StepResult {
     /// Read plus write MB/s over the busy time.
     pub fn mbps(&self) -> f64 {
-        let b: u64 = [&self.read, &self.write].iter().filter_map(|d| d.as_ref()).map(|d| d.bytes).sum();
-        if self.busy_s > 0.0 { b as f64 / self.busy_s / 1e6 } else { 0.0 }
+        let b: u64 = [&self.read, &self.write]
+            .iter()
+            .filter_map(|d| d.as_ref())
+            .map(|d| d.bytes)
+            .sum();
+        if self.busy_s > 0.0 {
+            b as f64 / self.busy_s / 1e6
+        } else {
+            0.0
+        }
     }
     /// All directions' IOPS over the busy time.
     pub fn iops(&self) -> f64 {
-        let n: u64 = [&self.read, &self.write, &self.trim].iter().filter_map(|d| d.as_ref()).map(|d| d.ios).sum();
-        if self.busy_s > 0.0 { n as f64 / self.busy_s } else { 0.0 }
+        let n: u64 = [&self.read, &self.write, &self.trim]
+            .iter()
+            .filter_map(|d| d.as_ref())
+            .map(|d| d.ios)
+            .sum();
+        if self.busy_s > 0.0 {
+            n as f64 / self.busy_s
+        } else {
+            0.0
+        }
     }
 }
 

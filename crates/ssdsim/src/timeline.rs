@@ -24,7 +24,12 @@ pub struct GapTimeline {
 impl GapTimeline {
     /// A timeline remembering `cap` (at most [`CAP`]) intervals.
     pub fn new(cap: usize) -> GapTimeline {
-        GapTimeline { floor: 0, len: 0, cap: cap.clamp(1, CAP), iv: [(0, 0); CAP] }
+        GapTimeline {
+            floor: 0,
+            len: 0,
+            cap: cap.clamp(1, CAP),
+            iv: [(0, 0); CAP],
+        }
     }
 
     /// Reserve `dur` ns at or after `ready`; returns the start.
@@ -113,7 +118,11 @@ impl GapTimeline {
 
     /// Time at which the resource is free for good.
     pub fn free_at(&self) -> u64 {
-        if self.len == 0 { self.floor } else { self.iv[self.len - 1].1.max(self.floor) }
+        if self.len == 0 {
+            self.floor
+        } else {
+            self.iv[self.len - 1].1.max(self.floor)
+        }
     }
 
     /// Busy until `t`, forgetting every gap before it (used by purge).

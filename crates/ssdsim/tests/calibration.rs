@@ -5,7 +5,12 @@ use ssdsim::{Drive, Op, Step};
 
 fn within(what: &str, got: f64, want: f64, tol: f64) {
     let err = (got - want).abs() / want;
-    assert!(err <= tol, "{what}: {got:.1} vs {want:.1} ({:.1} % off, tolerance {:.0} %)", err * 100.0, tol * 100.0);
+    assert!(
+        err <= tol,
+        "{what}: {got:.1} vs {want:.1} ({:.1} % off, tolerance {:.0} %)",
+        err * 100.0,
+        tol * 100.0
+    );
 }
 
 /// The lab's "10 % filled" state: the first 10 % written sequentially, then a minute idle.
@@ -20,13 +25,27 @@ fn seq_write_mbps(d: &mut Drive, offset: u64) -> f64 {
 }
 
 fn seq_write_len(d: &mut Drive, offset: u64, len: u64) -> f64 {
-    let r = d.run(&Step::new("seq write", Op::Write, 128 * KIB, len).offset(offset).qd(32).idle_after(60.0)).unwrap();
+    let r = d
+        .run(
+            &Step::new("seq write", Op::Write, 128 * KIB, len)
+                .offset(offset)
+                .qd(32)
+                .idle_after(60.0),
+        )
+        .unwrap();
     r.mbps()
 }
 
 fn rand_write_iops(d: &mut Drive) -> f64 {
     let span = whole(d, 4 * KIB);
-    let r = d.run(&Step::new("rand write", Op::RandWrite, 4 * KIB, span).qd(32).runtime(1.0).idle_after(60.0)).unwrap();
+    let r = d
+        .run(
+            &Step::new("rand write", Op::RandWrite, 4 * KIB, span)
+                .qd(32)
+                .runtime(1.0)
+                .idle_after(60.0),
+        )
+        .unwrap();
     r.iops()
 }
 
@@ -34,22 +53,52 @@ fn rand_write_iops(d: &mut Drive) -> f64 {
 #[test]
 fn sn850_at_10_percent_filled() {
     let (mut d, off) = ten_percent("wd-sn850-1tb");
-    within("SN850 128 KiB seq write QD32 MB/s", seq_write_mbps(&mut d, off), 4834.0, 0.10);
-    within("SN850 4 KiB random write QD32 IOPS", rand_write_iops(&mut d), 280e3, 0.10);
+    within(
+        "SN850 128 KiB seq write QD32 MB/s",
+        seq_write_mbps(&mut d, off),
+        4834.0,
+        0.10,
+    );
+    within(
+        "SN850 4 KiB random write QD32 IOPS",
+        rand_write_iops(&mut d),
+        280e3,
+        0.10,
+    );
 }
 
 #[test]
 fn samsung_980pro_at_10_percent_filled() {
     let (mut d, off) = ten_percent("samsung-980pro-1tb");
-    within("980 PRO 128 KiB seq write QD32 MB/s", seq_write_mbps(&mut d, off), 3066.0, 0.10);
-    within("980 PRO 4 KiB random write QD32 IOPS", rand_write_iops(&mut d), 387e3, 0.10);
+    within(
+        "980 PRO 128 KiB seq write QD32 MB/s",
+        seq_write_mbps(&mut d, off),
+        3066.0,
+        0.10,
+    );
+    within(
+        "980 PRO 4 KiB random write QD32 IOPS",
+        rand_write_iops(&mut d),
+        387e3,
+        0.10,
+    );
 }
 
 #[test]
 fn crucial_p5plus_at_10_percent_filled() {
     let (mut d, off) = ten_percent("crucial-p5plus-1tb");
-    within("P5 Plus 128 KiB seq write QD32 MB/s", seq_write_mbps(&mut d, off), 3675.0, 0.10);
-    within("P5 Plus 4 KiB random write QD32 IOPS", rand_write_iops(&mut d), 558e3, 0.10);
+    within(
+        "P5 Plus 128 KiB seq write QD32 MB/s",
+        seq_write_mbps(&mut d, off),
+        3675.0,
+        0.10,
+    );
+    within(
+        "P5 Plus 4 KiB random write QD32 IOPS",
+        rand_write_iops(&mut d),
+        558e3,
+        0.10,
+    );
 }
 
 // CALIBRATION.md, WD Black NVMe 2018, "1 TB | 3400 | 2800 | 500 k | 400 k". Tolerance 10 %.
@@ -58,11 +107,29 @@ fn crucial_p5plus_at_10_percent_filled() {
 #[test]
 fn wd_black_2018_spec_sheet() {
     let (mut d, off) = ten_percent("wd-black-2018-1tb");
-    within("WD Black seq write MB/s", seq_write_mbps(&mut d, off), 2800.0, 0.10);
-    within("WD Black random write IOPS", rand_write_iops(&mut d), 400e3, 0.10);
-    let r = d.run(&Step::new("seq read", Op::Read, 128 * KIB, 16 * GIB).qd(32)).unwrap();
+    within(
+        "WD Black seq write MB/s",
+        seq_write_mbps(&mut d, off),
+        2800.0,
+        0.10,
+    );
+    within(
+        "WD Black random write IOPS",
+        rand_write_iops(&mut d),
+        400e3,
+        0.10,
+    );
+    let r = d
+        .run(&Step::new("seq read", Op::Read, 128 * KIB, 16 * GIB).qd(32))
+        .unwrap();
     within("WD Black seq read MB/s", r.mbps(), 3400.0, 0.10);
-    let r = d.run(&Step::new("rand read", Op::RandRead, 4 * KIB, 16 * GIB).qd(256).runtime(0.5)).unwrap();
+    let r = d
+        .run(
+            &Step::new("rand read", Op::RandRead, 4 * KIB, 16 * GIB)
+                .qd(256)
+                .runtime(0.5),
+        )
+        .unwrap();
     within("WD Black random read IOPS", r.iops(), 500e3, 0.10);
 }
 
@@ -73,18 +140,44 @@ fn wd_black_2018_spec_sheet() {
 fn wd_black_cache_is_about_20_gb_and_fixed() {
     let mut d = Drive::new(preset("wd-black-2018-1tb")).unwrap();
     let span = whole(&d, 128 * KIB);
-    let r = d.run(&Step::new("fill", Op::Write, 128 * KIB, span).qd(32).per_gib()).unwrap();
-    within("WD Black cache GB (empty drive)", cache_estimate_gb(&r), 20.0, 0.10);
+    let r = d
+        .run(
+            &Step::new("fill", Op::Write, 128 * KIB, span)
+                .qd(32)
+                .per_gib(),
+        )
+        .unwrap();
+    within(
+        "WD Black cache GB (empty drive)",
+        cache_estimate_gb(&r),
+        20.0,
+        0.10,
+    );
     // Phase 2: straight to TLC at TLC speed, no collapse (at least 40 % of cache speed on average).
     let first = r.per_gib[0].mbps;
     let after: Vec<f64> = r.per_gib[30..].iter().map(|p| p.mbps).collect();
     let mean_after = after.iter().sum::<f64>() / after.len() as f64;
-    assert!(mean_after > 0.4 * first && mean_after < 0.7 * first, "post-cache mean {mean_after} vs {first}");
+    assert!(
+        mean_after > 0.4 * first && mean_after < 0.7 * first,
+        "post-cache mean {mean_after} vs {first}"
+    );
 
     d.run(&Step::purge("purge")).unwrap();
     let half = fill_to(&mut d, 0.5, 120.0);
-    let r = d.run(&Step::new("fill", Op::Write, 128 * KIB, 64 * GIB).offset(half).qd(32).per_gib()).unwrap();
-    within("WD Black cache GB (half-full drive)", cache_estimate_gb(&r), 20.0, 0.10);
+    let r = d
+        .run(
+            &Step::new("fill", Op::Write, 128 * KIB, 64 * GIB)
+                .offset(half)
+                .qd(32)
+                .per_gib(),
+        )
+        .unwrap();
+    within(
+        "WD Black cache GB (half-full drive)",
+        cache_estimate_gb(&r),
+        20.0,
+        0.10,
+    );
 }
 
 // CALIBRATION.md: SN850 "every free cell may be written in SLC mode, so the cache can reach
@@ -95,16 +188,38 @@ fn wd_black_cache_is_about_20_gb_and_fixed() {
 fn sn850_cache_is_a_third_of_free_space() {
     let mut d = Drive::new(preset("wd-sn850-1tb")).unwrap();
     let span = whole(&d, 128 * KIB);
-    let r = d.run(&Step::new("fill", Op::Write, 128 * KIB, span).qd(32).per_gib()).unwrap();
+    let r = d
+        .run(
+            &Step::new("fill", Op::Write, 128 * KIB, span)
+                .qd(32)
+                .per_gib(),
+        )
+        .unwrap();
     let free = d.user_bytes() as f64 / 1e9;
-    within("SN850 cache GB (empty drive)", cache_estimate_gb(&r), free / 3.0, 0.10);
+    within(
+        "SN850 cache GB (empty drive)",
+        cache_estimate_gb(&r),
+        free / 3.0,
+        0.10,
+    );
     let first = r.per_gib[0].mbps;
-    assert!(r.per_gib.iter().all(|p| p.mbps > 0.1 * first), "a segment stalled");
+    assert!(
+        r.per_gib.iter().all(|p| p.mbps > 0.1 * first),
+        "a segment stalled"
+    );
     let last16 = r.per_gib.iter().rev().take(16).map(|p| p.mbps).sum::<f64>() / 16.0;
-    assert!(last16 < 0.5 * first, "post-cache speed {last16} vs cache {first}");
+    assert!(
+        last16 < 0.5 * first,
+        "post-cache speed {last16} vs cache {first}"
+    );
     // Post-cache writes stay at or above about 1 GB/s (CALIBRATION.md, for the 2 TB model;
     // tolerance: the 1 TB model's overall post-cache mean above 0.8 GB/s).
-    let post: Vec<f64> = r.per_gib.iter().skip_while(|p| p.mbps > 0.7 * first).map(|p| p.mbps).collect();
+    let post: Vec<f64> = r
+        .per_gib
+        .iter()
+        .skip_while(|p| p.mbps > 0.7 * first)
+        .map(|p| p.mbps)
+        .collect();
     let post_mean = post.iter().sum::<f64>() / post.len() as f64;
     assert!(post_mean > 800.0, "post-cache mean {post_mean}");
     // Phase 2 is not flat: background folding frees cache, and short bursts at cache speed lift
@@ -112,15 +227,30 @@ fn sn850_cache_is_a_third_of_free_space() {
     // 25 % above the lowest of them).
     let next: Vec<f64> = post.iter().take(64).copied().collect();
     let lo = next.iter().copied().fold(f64::MAX, f64::min);
-    assert!(next.iter().filter(|&&m| m > 1.25 * lo).count() >= 10, "no bursts after the cache: {next:?}");
+    assert!(
+        next.iter().filter(|&&m| m > 1.25 * lo).count() >= 10,
+        "no bursts after the cache: {next:?}"
+    );
     assert!(r.counters.fold_bytes > 0);
     d.check_invariants().unwrap();
 
     d.run(&Step::purge("purge")).unwrap();
     let half = fill_to(&mut d, 0.5, 600.0);
-    let r = d.run(&Step::new("fill", Op::Write, 128 * KIB, 256 * GIB).offset(half).qd(32).per_gib()).unwrap();
+    let r = d
+        .run(
+            &Step::new("fill", Op::Write, 128 * KIB, 256 * GIB)
+                .offset(half)
+                .qd(32)
+                .per_gib(),
+        )
+        .unwrap();
     let free = (d.user_bytes() - half) as f64 / 1e9;
-    within("SN850 cache GB (half-full drive)", cache_estimate_gb(&r), free / 3.0, 0.10);
+    within(
+        "SN850 cache GB (half-full drive)",
+        cache_estimate_gb(&r),
+        free / 3.0,
+        0.10,
+    );
 }
 
 // Lab report: all three drives lose sequential-write speed when nearly full and recover it
@@ -134,9 +264,23 @@ fn sn850_recovers_after_trim() {
     d.run(&Step::purge("purge")).unwrap();
     let full = fill_to(&mut d, 0.9, 600.0);
     let nearly_full = seq_write_len(&mut d, full - 64 * GIB, 64 * GIB);
-    assert!(nearly_full < 0.75 * fresh, "90 % filled {nearly_full} vs 10 % filled {fresh}");
+    assert!(
+        nearly_full < 0.75 * fresh,
+        "90 % filled {nearly_full} vs 10 % filled {fresh}"
+    );
     let half = whole(&d, GIB) / 2 / GIB * GIB;
-    d.run(&Step::new("trim half", Op::Trim, GIB, half).offset(half).qd(1).idle_after(600.0)).unwrap();
+    d.run(
+        &Step::new("trim half", Op::Trim, GIB, half)
+            .offset(half)
+            .qd(1)
+            .idle_after(600.0),
+    )
+    .unwrap();
     let trimmed = seq_write_len(&mut d, 0, 64 * GIB);
-    within("SN850 seq write after TRIM of half vs 10 % filled", trimmed, fresh, 0.10);
+    within(
+        "SN850 seq write after TRIM of half vs 10 % filled",
+        trimmed,
+        fresh,
+        0.10,
+    );
 }

@@ -14,7 +14,8 @@ pub struct StaticCache {
 
 impl CachePolicy for StaticCache {
     fn may_open_slc(&self, v: &CacheView) -> bool {
-        (v.slc_sbs as u64 + 1) * v.units_per_sb_slc as u64 <= self.units.max(v.units_per_sb_slc as u64)
+        (v.slc_sbs as u64 + 1) * v.units_per_sb_slc as u64
+            <= self.units.max(v.units_per_sb_slc as u64)
     }
     fn limit_units(&self, _: &CacheView) -> u64 {
         self.units

@@ -8,7 +8,8 @@
 //! - the valid count of each superblock equals its number of valid pages;
 //! - free superblocks hold no valid page; full superblocks are in exactly one
 //!   victim set (SLC or native) unless being reclaimed.
-//! The FTL has no notion of time: the device (`engine`) schedules the NAND
+//!
+//! The FTL has no notion of time: the device (`device`) schedules the NAND
 //! work that its placements imply.
 
 pub mod victim;
@@ -51,7 +52,13 @@ pub struct WritePoint {
 
 impl WritePoint {
     fn closed(slc: bool) -> WritePoint {
-        WritePoint { sb: NONE, next: 0, cap: 0, slc, pu_ready: 0 }
+        WritePoint {
+            sb: NONE,
+            next: 0,
+            cap: 0,
+            slc,
+            pu_ready: 0,
+        }
     }
     #[inline]
     pub fn has_room(&self) -> bool {
@@ -73,15 +80,86 @@ pub fn zeroed_table(n: usize) -> Vec<u32> {
         if end > a + HUGE {
             // SAFETY: the range lies inside the vector's allocation; MADV_HUGEPAGE is only advice.
             unsafe {
-                libc::madvise(a as *mut libc::c_void, (end - a) / HUGE * HUGE, libc::MADV_HUGEPAGE);
+                libc::madvise(
+                    a as *mut libc::c_void,
+                    (end - a) / HUGE * HUGE,
+                    libc::MADV_HUGEPAGE,
+                );
             }
         }
     }
     v
 }
 
+/// Background population of the pages of the mapping tables (Linux
+/// `MADV_POPULATE_WRITE`): the kernel's page faults and page zeroing then run
+/// on another core while the simulation runs, instead of stalling it on first
+/// touch. Contents are never changed. Dropping it stops and joins the thread,
+/// so it never outlives the tables (it is the first field of [`Ftl`], dropped first).
+struct Prefault {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Prefault {
+    #[cfg(target_os = "linux")]
+    fn start(tables: &[&Vec<u32>]) -> Option<Prefault> {
+        const MADV_POPULATE_WRITE: libc::c_int = 23;
+        const CHUNK: usize = 32 << 20;
+        let ranges: Vec<(usize, usize)> = tables
+            .iter()
+            .map(|v| {
+                let page = 4096;
+                let a = (v.as_ptr() as usize).div_ceil(page) * page;
+                let e = (v.as_ptr() as usize + v.len() * 4) / page * page;
+                (a, e.max(a))
+            })
+            .collect();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("ssdsim-prefault".into())
+            .spawn(move || {
+                for (a, e) in ranges {
+                    let mut p = a;
+                    while p < e {
+                        if flag.load(std::sync::atomic::Ordering::Relaxed) {
+                            return;
+                        }
+                        let n = CHUNK.min(e - p);
+                        // SAFETY: [p, p + n) lies inside a live table (the owner joins this thread
+                        // before freeing it); MADV_POPULATE_WRITE only faults pages in, it never
+                        // changes their contents. Errors (old kernels) just end the prefault.
+                        if unsafe { libc::madvise(p as *mut libc::c_void, n, MADV_POPULATE_WRITE) } != 0 {
+                            return;
+                        }
+                        p += n;
+                    }
+                }
+            })
+            .ok()?;
+        Some(Prefault { stop, handle: Some(handle) })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn start(_: &[&Vec<u32>]) -> Option<Prefault> {
+        None
+    }
+}
+
+impl Drop for Prefault {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
 /// Mapping tables and block bookkeeping.
 pub struct Ftl {
+    /// Must stay the first field: dropped (stopped and joined) before the tables.
+    prefault: Option<Prefault>,
     pub geo: Geometry,
     /// Logical-to-physical table, stored as `ppa + 1` (0 = unmapped) so that a
     /// fresh table is zero pages the OS provides lazily.
@@ -116,6 +194,7 @@ impl Ftl {
         let vn = Box::new(Greedy::new(geo.superblocks, geo.units_per_sb));
         let vs = Box::new(Greedy::new(geo.superblocks, geo.units_per_sb_slc));
         Ftl {
+            prefault: None,
             l2p: zeroed_table(geo.user_units as usize),
             p2l: zeroed_table(total),
             valid: vec![0; n],
@@ -123,7 +202,11 @@ impl Ftl {
             slc: vec![false; n],
             erase_count: vec![0; n],
             free: (0..geo.superblocks).collect(),
-            wps: [WritePoint::closed(true), WritePoint::closed(false), WritePoint::closed(false)],
+            wps: [
+                WritePoint::closed(true),
+                WritePoint::closed(false),
+                WritePoint::closed(false),
+            ],
             victims_native: vn,
             victims_slc: vs,
             pending_erase: Vec::new(),
@@ -196,7 +279,13 @@ impl Ftl {
         }
         let wp = &mut self.wps[stream as usize];
         debug_assert!(!wp.has_room());
-        *wp = WritePoint { sb, next: 0, cap: self.geo.sb_capacity(slc), slc, pu_ready: 0 };
+        *wp = WritePoint {
+            sb,
+            next: 0,
+            cap: self.geo.sb_capacity(slc),
+            slc,
+            pu_ready: 0,
+        };
     }
 
     /// Invalidate the page `ppa` (its LBA was overwritten, trimmed or moved).
@@ -214,7 +303,11 @@ impl Ftl {
             self.victims_native.update(sb, old, old - 1);
         }
         if old == 1 && self.state[s] == SbState::Full {
-            if self.slc[s] { self.victims_slc.remove(sb) } else { self.victims_native.remove(sb) }
+            if self.slc[s] {
+                self.victims_slc.remove(sb)
+            } else {
+                self.victims_native.remove(sb)
+            }
             self.state[s] = SbState::Reclaiming;
             self.pending_erase.push(sb);
         }
@@ -295,7 +388,11 @@ impl Ftl {
     pub fn start_reclaim(&mut self, sb: u32) {
         let s = sb as usize;
         debug_assert_eq!(self.state[s], SbState::Full);
-        if self.slc[s] { self.victims_slc.remove(sb) } else { self.victims_native.remove(sb) }
+        if self.slc[s] {
+            self.victims_slc.remove(sb)
+        } else {
+            self.victims_native.remove(sb)
+        }
         self.state[s] = SbState::Reclaiming;
     }
 
@@ -313,8 +410,17 @@ impl Ftl {
         self.free.push_back(sb);
     }
 
+    /// Start populating the mapping tables' pages in the background (for steps that
+    /// will touch most of them, such as a whole-drive fill). Idempotent.
+    pub fn prefault(&mut self) {
+        if self.prefault.is_none() {
+            self.prefault = Prefault::start(&[&self.l2p, &self.p2l]);
+        }
+    }
+
     /// Reset to fresh-out-of-box: everything unmapped and free (erase counts kept).
     pub fn purge(&mut self) {
+        self.prefault = None; // stop it before the tables are replaced
         // Fresh zeroed tables (lazily provided by the OS) instead of rewriting 2 GiB.
         self.l2p = Vec::new();
         self.p2l = Vec::new();
@@ -328,7 +434,11 @@ impl Ftl {
             self.victims_native.remove(sb);
             self.victims_slc.remove(sb);
         }
-        self.wps = [WritePoint::closed(true), WritePoint::closed(false), WritePoint::closed(false)];
+        self.wps = [
+            WritePoint::closed(true),
+            WritePoint::closed(false),
+            WritePoint::closed(false),
+        ];
         self.pending_erase.clear();
         self.mapped = 0;
         self.slc_valid = 0;
@@ -340,7 +450,12 @@ impl Ftl {
     pub fn in_open_pu(&self, ppa: Ppa) -> bool {
         let upu = self.geo.units_per_pu;
         let usb = self.geo.units_per_sb;
-        self.wps.iter().any(|w| w.sb != NONE && w.has_room() && ppa / upu == (w.sb * usb + w.next) / upu && w.next % upu != 0)
+        self.wps.iter().any(|w| {
+            w.sb != NONE
+                && w.has_room()
+                && ppa / upu == (w.sb * usb + w.next) / upu
+                && w.next % upu != 0
+        })
     }
 
     /// Verify the FTL invariants (O(capacity)); returns a description of the first violation.
@@ -351,7 +466,10 @@ impl Ftl {
             if p != NONE {
                 mapped += 1;
                 if self.p2l(p as usize) != l as u32 {
-                    return Err(format!("lba {l} maps to page {p} which holds {}", self.p2l(p as usize)));
+                    return Err(format!(
+                        "lba {l} maps to page {p} which holds {}",
+                        self.p2l(p as usize)
+                    ));
                 }
             }
         }
@@ -367,28 +485,42 @@ impl Ftl {
                 let l = self.p2l(p);
                 if l != NONE {
                     if self.l2p(l as usize) != p as u32 {
-                        return Err(format!("page {p} claims lba {l} which maps to {}", self.l2p(l as usize)));
+                        return Err(format!(
+                            "page {p} claims lba {l} which maps to {}",
+                            self.l2p(l as usize)
+                        ));
                     }
                     v += 1;
                 }
             }
             if v != self.valid[sb] {
-                return Err(format!("superblock {sb}: valid count {} but {v} valid pages", self.valid[sb]));
+                return Err(format!(
+                    "superblock {sb}: valid count {} but {v} valid pages",
+                    self.valid[sb]
+                ));
             }
             if self.slc[sb] {
                 slc_valid += v as u64;
             }
-            let in_sets = self.victims_native.contains(sb as u32) as u32 + self.victims_slc.contains(sb as u32) as u32;
+            let in_sets = self.victims_native.contains(sb as u32) as u32
+                + self.victims_slc.contains(sb as u32) as u32;
             match self.state[sb] {
                 SbState::Free => {
                     free_seen += 1;
                     if v != 0 || in_sets != 0 {
-                        return Err(format!("free superblock {sb} has {v} valid pages or is a victim"));
+                        return Err(format!(
+                            "free superblock {sb} has {v} valid pages or is a victim"
+                        ));
                     }
                 }
-                SbState::Full if in_sets != 1 => return Err(format!("full superblock {sb} is in {in_sets} victim sets")),
+                SbState::Full if in_sets != 1 => {
+                    return Err(format!("full superblock {sb} is in {in_sets} victim sets"))
+                }
                 SbState::Open | SbState::Reclaiming if in_sets != 0 => {
-                    return Err(format!("superblock {sb} ({:?}) is a victim", self.state[sb]))
+                    return Err(format!(
+                        "superblock {sb} ({:?}) is a victim",
+                        self.state[sb]
+                    ))
                 }
                 _ => {}
             }
@@ -397,7 +529,10 @@ impl Ftl {
             return Err(format!("slc valid count {} != {slc_valid}", self.slc_valid));
         }
         if free_seen != self.free.len() {
-            return Err(format!("free list has {} entries, {free_seen} free superblocks", self.free.len()));
+            return Err(format!(
+                "free list has {} entries, {free_seen} free superblocks",
+                self.free.len()
+            ));
         }
         Ok(())
     }

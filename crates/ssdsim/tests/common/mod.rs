@@ -8,7 +8,9 @@ pub const GIB: u64 = 1 << 30;
 
 /// A preset from the repository's drives/ directory.
 pub fn preset(name: &str) -> DriveConfig {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../drives").join(format!("{name}.toml"));
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../drives")
+        .join(format!("{name}.toml"));
     DriveConfig::from_file(&p).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -19,7 +21,12 @@ pub fn whole(d: &Drive, bs: u64) -> u64 {
 /// Write the first `frac` of the drive sequentially (128 KiB, QD32), then idle `idle_s`.
 pub fn fill_to(d: &mut Drive, frac: f64, idle_s: f64) -> u64 {
     let bytes = ((d.user_bytes() as f64 * frac) as u64) / (128 * KIB) * (128 * KIB);
-    d.run(&Step::new("precondition", Op::Write, 128 * KIB, bytes).qd(32).idle_after(idle_s)).unwrap();
+    d.run(
+        &Step::new("precondition", Op::Write, 128 * KIB, bytes)
+            .qd(32)
+            .idle_after(idle_s),
+    )
+    .unwrap();
     bytes
 }
 
@@ -31,7 +38,11 @@ pub fn cache_estimate_gb(r: &StepResult) -> f64 {
     let start = pts.iter().take(4).map(|p| p.mbps).sum::<f64>() / 4.0;
     for i in 0..pts.len().saturating_sub(3) {
         if pts[i..i + 3].iter().all(|p| p.mbps < 0.7 * start) {
-            return if i == 0 { 0.0 } else { pts[i - 1].gib * GIB as f64 / 1e9 };
+            return if i == 0 {
+                0.0
+            } else {
+                pts[i - 1].gib * GIB as f64 / 1e9
+            };
         }
     }
     pts.last().map(|p| p.gib * GIB as f64 / 1e9).unwrap_or(0.0)
@@ -67,6 +78,8 @@ bits_per_cell = 3
 [drive.controller]
 read_cmd_us = 2.0
 write_cmd_us = 3.0
+read_latency_us = 1.0
+write_latency_us = 5.0
 trim_cmd_us = 4.0
 trim_unit_ns = 1.0
 write_buffer_kib = 256
@@ -84,5 +97,7 @@ victim_policy = "greedy"
 }
 
 pub const NO_CACHE: &str = "policy = \"none\"\nidle_fold = false\nbusy_fold_ratio = 0.0";
-pub const SLC_KEEP: &str = "policy = \"static\"\nstatic_gb = 0.1\nidle_fold = false\nbusy_fold_ratio = 0.0";
-pub const SLC_FOLD: &str = "policy = \"static\"\nstatic_gb = 0.1\nidle_fold = true\nbusy_fold_ratio = 0.0";
+pub const SLC_KEEP: &str =
+    "policy = \"static\"\nstatic_gb = 0.1\nidle_fold = false\nbusy_fold_ratio = 0.0";
+pub const SLC_FOLD: &str =
+    "policy = \"static\"\nstatic_gb = 0.1\nidle_fold = true\nbusy_fold_ratio = 0.0";
