@@ -6,11 +6,11 @@ DEMO_DIR ?= $(or $(TMPDIR),/var/tmp)/ssdlab-demo
 
 .PHONY: demo test setup system-deps rust-test py-test bench clean
 
-## make demo: set everything up, run the quick suite on a temporary file, show the result
+## make demo: set everything up, run the quick suite on the simulated WD SN850, show the result
 demo: setup
 	mkdir -p $(DEMO_DIR)
-	$(BIN)/ssdlab run $(DEMO_DIR)/drive.img --suite quick --scale 0.01 --size 1GiB \
-		--name "demo file target" --db $(DEMO_DIR)/ssdlab.db
+	$(BIN)/ssdlab run sim:wd-sn850-1tb --suite quick --name "demo: simulated WD SN850 1 TB" \
+		--db $(DEMO_DIR)/ssdlab.db
 	$(BIN)/ssdlab show latest --db $(DEMO_DIR)/ssdlab.db
 	@echo "results stored in $(DEMO_DIR)/ssdlab.db"
 
@@ -35,7 +35,11 @@ py-test:
 	$(BIN)/python -m pytest -q
 
 bench: setup
+	$(BIN)/python benchmarks/sim_speed.py
+	$(BIN)/python benchmarks/client_suite.py --target sim:wd-sn850-1tb --scale 1 --limit 120
+	$(BIN)/python benchmarks/client_suite.py --scale 0.01
 	$(BIN)/python benchmarks/harness_overhead.py
+	$(BIN)/python benchmarks/fill_analysis_accuracy.py
 
 clean:
 	rm -rf $(VENV) target
