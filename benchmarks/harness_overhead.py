@@ -1,13 +1,16 @@
 """The harness adds nothing: ssdlab's fio backend against a raw fio run of the same job.
 
-    .venv/bin/python benchmarks/harness_overhead.py [--rounds 10] [--seconds 3] [--dir /var/tmp]
+    .venv/bin/python benchmarks/harness_overhead.py [--rounds 30] [--seconds 4] [--dir /var/tmp]
 
 For each job (4 KiB random read at QD1 and QD4 over a 1 GiB file), runs raw
 `fio --output-format=json` on the job as a user would write it (ssdlab's job
-text without its bandwidth log) and ssdlab's FioBackend.run_step, alternately
-(which goes first alternates too), for several rounds. Prints every round's IOPS and p99 latency, the medians and
-their relative difference, and exits non-zero when a median differs by more
-than 3 %.
+text without its bandwidth log) and ssdlab's FioBackend.run_step, bracketed:
+raw fio, ssdlab, raw fio again, for several rounds, so a drift of the shared
+disk (10 % and more between runs) hits both alike. Prints every round, then per
+figure the median of each side and their difference (the verdict: within 3 %),
+a bootstrap 95 % interval of that difference over the rounds, and the noise
+floor: the median difference between the two raw runs of a round. Exits
+non-zero when a difference of medians is beyond 3 %.
 """
 
 from __future__ import annotations
@@ -16,11 +19,12 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 from ssdlab.backends.fio import FioBackend
 from ssdlab.backends.fio.jobfile import Invocation, job_text
@@ -42,6 +46,21 @@ def raw_fio(step: Step, path: Path, engine: str, work: Path) -> tuple[float, flo
     return read["iops"], read["clat_ns"]["percentile"]["99.000000"] / 1e3
 
 
+def difference_of_medians(figures: np.ndarray) -> tuple[float, float, float]:
+    """Rows are rounds of (raw fio, ssdlab, raw fio): both medians and ssdlab's relative difference."""
+    raw = float(np.median(figures[:, [0, 2]]))
+    mine = float(np.median(figures[:, 1]))
+    return raw, mine, mine / raw - 1
+
+
+def bootstrap_interval(figures: np.ndarray, resamples: int = 5000) -> tuple[float, float]:
+    """95 % interval of the difference of medians, resampling whole rounds."""
+    rng = np.random.default_rng(1)
+    picks = rng.integers(0, len(figures), size=(resamples, len(figures)))
+    diffs = [difference_of_medians(figures[p])[2] for p in picks]
+    return float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))
+
+
 def harness(backend: FioBackend, step: Step) -> tuple[float, float]:
     r = backend.run_step(step).result
     return r.read.iops, r.read.latency.p99_ns / 1e3
@@ -49,8 +68,8 @@ def harness(backend: FioBackend, step: Step) -> tuple[float, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--dir", default="/var/tmp")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ssdlab-overhead-", dir=args.dir))
@@ -65,27 +84,27 @@ def main() -> int:
         for qd in (1, 4):
             step = Step(label=f"QD{qd}", rw=Op.RANDREAD, bs=4096, iodepth=qd, size=GiB,
                         runtime=args.seconds, io_size=64 * GiB)
-            raw, ours = [], []
+            rounds = []
             print(f"4 KiB random read QD{qd}, {args.seconds:g} s per run, {engine}")
             raw_fio(step, target, engine, work)  # warm-up: the first runs on a new file are slower
             harness(backend, step)
             for round_ in range(1, args.rounds + 1):
-                # alternate which goes first, so a drift of the disk hits both alike
-                if round_ % 2:
-                    raw.append(raw_fio(step, target, engine, work))
-                    ours.append(harness(backend, step))
-                else:
-                    ours.append(harness(backend, step))
-                    raw.append(raw_fio(step, target, engine, work))
-                print(f"  round {round_}: raw fio {raw[-1][0]:9.0f} IOPS p99 {raw[-1][1]:7.1f} us | "
-                      f"ssdlab {ours[-1][0]:9.0f} IOPS p99 {ours[-1][1]:7.1f} us")
-            for name, index, unit in (("IOPS", 0, ""), ("p99", 1, " us")):
-                a = statistics.median(r[index] for r in raw)
-                b = statistics.median(r[index] for r in ours)
-                diff = (b - a) / a
+                before = raw_fio(step, target, engine, work)
+                ours = harness(backend, step)
+                after = raw_fio(step, target, engine, work)
+                rounds.append((before, ours, after))
+                print(f"  round {round_:2}: raw fio {before[0]:7.0f} IOPS p99 {before[1]:6.1f} us | "
+                      f"ssdlab {ours[0]:7.0f} IOPS p99 {ours[1]:6.1f} us | "
+                      f"raw fio {after[0]:7.0f} IOPS p99 {after[1]:6.1f} us")
+            for name, i, unit in (("IOPS", 0, ""), ("p99", 1, " us")):
+                figures = np.array([[before[i], ours[i], after[i]] for before, ours, after in rounds])
+                raw, mine, diff = difference_of_medians(figures)
+                low, high = bootstrap_interval(figures)
+                noise = np.median(np.abs(figures[:, 2] / figures[:, 0] - 1))
                 failed |= abs(diff) > TOLERANCE
-                print(f"  median {name}: raw fio {a:.1f}{unit}, ssdlab {b:.1f}{unit}, "
-                      f"difference {diff * 100:+.2f} %")
+                print(f"  {name}: median raw fio {raw:.1f}{unit}, ssdlab {mine:.1f}{unit}: "
+                      f"{diff * 100:+.2f} % (95 % interval {low * 100:+.2f} to {high * 100:+.2f} %); "
+                      f"noise floor (raw vs raw in a round) {noise * 100:.2f} %")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("within 3 %" if not failed else "DIFFERENCE ABOVE 3 %")
