@@ -74,7 +74,8 @@ def dry_run_document(request: RunRequest) -> dict:
     capacity = planned_capacity(request, test_ids)
     tests = compile_tests(test_ids, request.scale, capacity)
     keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
-            "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series")
+            "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series",
+            "rate_iops", "fill_state")
     return {"target": request.target, "capacity": capacity, "scale": request.scale.factor,
             "tests": [{"id": t.id, "steps": [s.model_dump(mode="json", include=set(keys))
                                              for s in t.steps]} for t in tests],

@@ -42,7 +42,9 @@ class SimBackend:
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
         started = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-        params = {**step.model_dump(mode="json"), "purge": step.phase is Phase.PURGE}
+        # every workload field (rate_iops included); fill_state is only a record
+        params = {**step.model_dump(mode="json", exclude={"fill_state"}),
+                  "purge": step.phase is Phase.PURGE}
         try:
             raw = self.drive.run_step(params)
         except ValueError as exc:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from ssdlab.catalogue.client import CLIENT_TESTS
 from ssdlab.catalogue.definitions import TestDef
+from ssdlab.catalogue.enterprise import ENTERPRISE_TESTS
+from ssdlab.catalogue.lab import LAB_TESTS
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Test
 
-CATALOGUE: dict[str, TestDef] = {t.id: t for t in CLIENT_TESTS}
+CATALOGUE: dict[str, TestDef] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS)}
 
 
 def lookup(test_id: str) -> TestDef:

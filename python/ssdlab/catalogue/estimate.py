@@ -1,16 +1,18 @@
 """How long steps take, roughly, before anything is measured: for `--dry-run` and the
 first ETA. The rates are those of a typical PCIe 3.0 TLC NVMe drive; real runs
-refine the ETA from measured progress."""
+refine the ETA from measured progress. A rate-limited step takes its I/Os over
+the rate; a TRIM moves no data and is estimated at TRIM_MBPS of LBA range."""
 
 from __future__ import annotations
 
-from ssdlab.model import Phase, Step
+from ssdlab.model import Op, Phase, Step
 from ssdlab.units import MB
 
 PURGE_S = 2.0
 # (MB/s per outstanding command, MB/s ceiling)
 RANDOM_RATE = (60.0, 1500.0)
 SEQUENTIAL_RATE = (1500.0, 3000.0)
+TRIM_MBPS = 20000.0
 
 
 def nominal_mbps(step: Step) -> float:
@@ -22,7 +24,13 @@ def nominal_mbps(step: Step) -> float:
 def busy_seconds(step: Step) -> float:
     if step.phase is Phase.PURGE:
         return PURGE_S
-    seconds = step.bytes_limit / (nominal_mbps(step) * MB)
+    if step.rw is Op.TRIM:
+        seconds = step.bytes_limit / (TRIM_MBPS * MB)
+    elif step.rate_iops is not None:
+        seconds = max(step.bytes_limit / (nominal_mbps(step) * MB),
+                      step.bytes_limit / step.bs / step.rate_iops)
+    else:
+        seconds = step.bytes_limit / (nominal_mbps(step) * MB)
     return min(seconds, step.runtime) if step.runtime is not None else seconds
 
 

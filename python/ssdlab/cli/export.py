@@ -17,7 +17,7 @@ from ssdlab.store import Store
 
 LATENCY_KEYS = ("mean", "p50", "p99", "p99.9", "p99.99", "max")
 PARAM_KEYS = ("rw", "bs", "iodepth", "rwmixread", "offset", "size", "runtime", "io_size",
-              "burst_bytes", "duty_cycle", "idle_after")
+              "burst_bytes", "duty_cycle", "idle_after", "rate_iops", "fill_state")
 
 
 class Format(StrEnum):
@@ -33,7 +33,7 @@ def csv_rows(doc: dict) -> list[dict]:
             r = st["result"]
             row = {"run_id": doc["run"]["id"], "test": t["id"], "test_status": t["status"],
                    "step": st["index"], "label": st["label"], "phase": st["phase"],
-                   **{k: st["params"][k] for k in PARAM_KEYS},
+                   **{k: st["params"].get(k) for k in PARAM_KEYS},
                    "busy_s": r["busy_s"], "idle_s": r["idle_s"], "iops": r["iops"], "mbps": r["mbps"]}
             for direction in ("read", "write", "trim"):
                 d = r.get(direction, {})

@@ -44,7 +44,9 @@ def show_command(run_id: RunIdArgument,
         for st in measured:
             r = st["result"]
             lat = [d["lat_us"] for k, d in r.items() if k in ("read", "write", "trim")]
-            table.add_row(st["label"], f"{r['iops']:.0f}", f"{r['mbps']:.1f}",
+            state = st["params"].get("fill_state")
+            label = st["label"] + (f" [{state}]" if state and state not in st["label"] else "")
+            table.add_row(escape(label), f"{r['iops']:.0f}", f"{r['mbps']:.1f}",
                           *("/".join(f"{x[key]:.0f}" for x in lat)
                             for key in ("mean", "p99", "p99.99", "max")))
         console.print(table)

@@ -52,6 +52,9 @@ class Step(BaseModel):
       bursts, the drive idles so that busy / (busy + idle) = `duty_cycle`. Then
       it idles a further `idle_after` seconds.
     - `per_gib_series` asks for throughput of every GiB written (the whole-drive fill).
+    - `rate_iops` caps the I/O rate (fio's `rate_iops`): a light load, not a drive limit.
+    - `fill_state` records the state of the drive the step runs in ("10% filled",
+      "full, half trimmed"); it changes nothing in the workload.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -70,6 +73,9 @@ class Step(BaseModel):
     duty_cycle: float | None = Field(default=None, gt=0, le=1)
     idle_after: float = Field(default=0.0, ge=0, description="seconds")
     per_gib_series: bool = False
+    rate_iops: int | None = Field(default=None, gt=0, description="I/Os per second at most")
+    fill_state: str | None = Field(default=None, min_length=1, max_length=80,
+                                   description="the drive's state during the step, for the record")
 
     @model_validator(mode="after")
     def _consistent(self) -> "Step":
@@ -87,6 +93,10 @@ class Step(BaseModel):
                 raise ValueError("bursts need both a duty cycle and an io_size (their total)")
             if self.io_size % self.burst_bytes or self.burst_bytes % self.bs:
                 raise ValueError("io_size must be whole bursts, and a burst whole blocks")
+        if self.rate_iops is not None and self.burst_bytes is not None:
+            raise ValueError("rate_iops and bursts do not combine: a rate-limited step is its own light load")
+        if self.phase is Phase.PURGE and (self.rate_iops is not None or self.fill_state is not None):
+            raise ValueError("a purge has no rate and no fill state")
         return self
 
     @property
@@ -106,7 +116,10 @@ class Step(BaseModel):
             limits.append(f"{self.runtime:g} s")
         if self.io_size is not None:
             limits.append(format_bytes(self.io_size))
+        rate = f" at {self.rate_iops} IOPS" if self.rate_iops is not None else ""
+        state = f" [{self.fill_state}]" if self.fill_state else ""
         return (
-            f"{self.rw}{mix} bs={format_bytes(self.bs)} QD{self.iodepth} "
+            f"{self.rw}{mix} bs={format_bytes(self.bs)} QD{self.iodepth}{rate} "
             f"over {format_bytes(self.size)}" + (f" ({' or '.join(limits)})" if limits else "")
+            + state
         )

@@ -1,7 +1,22 @@
-"""FioBackend: steps on a real device or file, in wall time, through fio."""
+"""FioBackend: steps on a real device or file, in wall time, through fio.
+
+Two cases where the target cannot do what a step asks, handled without failing
+the test:
+
+- TRIM on a regular file: fio's block-device discard does not apply to a file,
+  so the step runs with fio's `falloc` engine, which punches holes in the file
+  (what the filesystem does when file data is deleted; the filesystem decides
+  whether the drive sees a discard). The step's notes say so: its latencies are
+  the filesystem's, not the drive's.
+- Direct I/O smaller than the target accepts (512 B on a device or filesystem
+  with 4 KiB logical blocks): the kernel answers EINVAL. The step is recorded as
+  not run, with a note saying why and what to use instead; the test goes on and
+  its score marks the case as not measured.
+"""
 
 from __future__ import annotations
 
+import errno
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -12,9 +27,20 @@ from ssdlab.backends import ProgressCallback, StepOutcome
 from ssdlab.backends.fio import logs, parse, runner
 from ssdlab.backends.fio.jobfile import Invocation, job_text
 from ssdlab.external import Commands
-from ssdlab.model import DirectionResult, Phase, SecondPoint, Step, StepResult
+from ssdlab.model import DirectionResult, Op, Phase, SecondPoint, Step, StepResult
 
 ENGINE = "fio"
+FILE_TRIM_ENGINE = "falloc"
+FILE_TRIM_NOTE = ("TRIM on a file target: fio's falloc engine punched holes (fallocate "
+                  "PUNCH_HOLE) in the file; latencies are the filesystem's, and the drive "
+                  "sees a discard only if the filesystem sends one")
+SMALL_BLOCK = 4096
+
+
+def not_run_note(step: Step) -> str:
+    return (f"not run: the target refused {step.bs} B direct I/O (EINVAL), its logical block "
+            f"size is larger than {step.bs} B; measure {step.bs} B blocks on a device with "
+            f"{step.bs} B logical blocks (a loop device: `losetup --sector-size 512`)")
 
 
 class FioBackend:
@@ -46,7 +72,20 @@ class FioBackend:
         if step.phase is Phase.PURGE:
             return self._run_purge(step, started)
         with tempfile.TemporaryDirectory(prefix="ssdlab-fio-", dir=self._workdir) as tmp:
-            return self._run_bursts(step, started, Path(tmp), progress)
+            try:
+                return self._run_bursts(step, started, Path(tmp), progress)
+            except parse.JobError as exc:
+                if exc.code != errno.EINVAL or step.bs % SMALL_BLOCK == 0:
+                    raise
+                result = StepResult(started_at=started, busy_s=0.0, idle_s=0.0,
+                                    engine=self._engine_for(step),
+                                    notes=(not_run_note(step), str(exc)))
+                return StepOutcome(result, ())
+
+    def _engine_for(self, step: Step) -> str:
+        if step.rw is Op.TRIM and self.kind == "file":
+            return FILE_TRIM_ENGINE
+        return self.ioengine
 
     def _run_purge(self, step: Step, started: str) -> StepOutcome:
         clock = time.monotonic()
@@ -66,7 +105,7 @@ class FioBackend:
         for index in range(step.bursts):
             invocation = Invocation.for_burst(step, index)
             prefix = tmp / f"burst{index}"
-            text = job_text(step, self.path, self.ioengine, invocation, prefix)
+            text = job_text(step, self.path, self._engine_for(step), invocation, prefix)
             job_file = tmp / f"burst{index}.fio"
             job_file.write_text(text)
             jobs.append(text)
@@ -77,7 +116,8 @@ class FioBackend:
             burst_busy = max((d.busy_s for d in found.values()), default=0.0)
             burst_bytes = sum(d.bytes for name, d in found.items() if name != "trim")
             burst_windows = logs.calibrated(logs.read_windows(_bw_log(prefix)), burst_bytes, burst_busy)
-            seconds += logs.per_second(burst_windows, step.bs, offset_s=busy)
+            if step.rw is not Op.TRIM:  # a TRIM moves no data: no MB/s series
+                seconds += logs.per_second(burst_windows, step.bs, offset_s=busy)
             windows += [logs.Window(w.end_s + busy, w.nbytes) for w in burst_windows]
             parts.append(found)
             notes += [n for n in extra if n not in notes]
@@ -88,12 +128,14 @@ class FioBackend:
                 progress((index + 1) / step.bursts, f"burst {index + 1}/{step.bursts}"
                          if step.bursts > 1 else "")
         idle += self._idle(step.idle_after)
+        if step.rw is Op.TRIM and self.kind == "file":
+            notes.insert(0, FILE_TRIM_NOTE)
         merged = {name: DirectionResult.merge(p[name] for p in parts if name in p)
                   for name in parse.DIRECTIONS if any(name in p for p in parts)}
         result = StepResult(started_at=started, busy_s=busy, idle_s=idle, bursts=step.bursts,
                             per_second=tuple(seconds),
                             per_gib=logs.per_gib(windows) if step.per_gib_series else (),
-                            engine=self.ioengine, notes=tuple(notes), **merged)
+                            engine=self._engine_for(step), notes=tuple(notes), **merged)
         return StepOutcome(result, tuple(jobs))
 
     def _idle(self, seconds: float) -> float:

@@ -4,7 +4,14 @@ stored text can be run again by hand with `fio JOBFILE`.
 Limits keep fio's meaning: `runtime` and `io_size` without `time_based`, so the
 job ends at whichever comes first; with `io_size` larger than `size` fio loops
 over the span. Runtime is written in milliseconds so fractional seconds from
---scale survive.
+--scale survive. `rate_iops` is fio's own: fio spaces the I/Os so that no more
+than that many complete per second (the light-load cases).
+
+TRIM (`rw=trim`) is a discard of each block on a block device. fio cannot
+discard a range of a regular file (its engines send BLKDISCARD, which a file
+answers with ENOTTY), so on a file target the backend runs TRIM steps with fio's
+`falloc` engine, which punches a hole (fallocate PUNCH_HOLE) per block: what a
+filesystem does when a file's data is deleted; see FioBackend.
 """
 
 from __future__ import annotations
@@ -57,6 +64,8 @@ def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_
         lines.append(f"runtime={max(1, round(step.runtime * 1000))}ms")
     if step.rwmixread is not None:
         lines.append(f"rwmixread={step.rwmixread}")
+    if step.rate_iops is not None:
+        lines.append(f"rate_iops={step.rate_iops}")
     if step.rw.is_random:
         lines.append(f"randseed={invocation.randseed}")
     lines += [

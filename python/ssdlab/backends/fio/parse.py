@@ -21,6 +21,14 @@ class NoJson(BackendFailed):
     """fio's output holds no JSON result at all."""
 
 
+class JobError(BackendFailed):
+    """fio ran the job and reported an errno for it (`code`)."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
 def split_output(text: str) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The JSON document in fio's output, and every other non-empty line."""
     decoder = json.JSONDecoder()
@@ -47,7 +55,7 @@ def job_of(doc: dict[str, Any]) -> dict[str, Any]:
         raise BackendFailed(f"fio reported {len(jobs)} jobs where ssdlab ran one")
     job = jobs[0]
     if job.get("error"):
-        raise BackendFailed(job_error_message(int(job["error"])))
+        raise JobError(job_error_message(int(job["error"])), int(job["error"]))
     return job
 
 

@@ -62,6 +62,8 @@ def run_job(job_file: Path, commands: Commands, on_tick: Callable[[], None] | No
             parse.job_of(parse.split_output(stdout)[0])
         except parse.NoJson:
             pass
+        except parse.JobError as exc:
+            raise parse.JobError(f"{exc} (fio said: {tail})", exc.code) from None
         except BackendFailed as exc:
             raise BackendFailed(f"{exc} (fio said: {tail})") from None
         raise BackendFailed(f"fio failed (exit status {proc.returncode}): {tail}")
