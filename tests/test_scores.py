@@ -37,3 +37,27 @@ def test_fill_score_overall_and_last_16_gib_are_bytes_over_time():
     score = lookup("whole-drive-fill").score([(step, res)])
     assert score["last16_mbps"] == pytest.approx(1000.0)
     assert score["value"] == pytest.approx(nbytes / busy / 1e6, rel=1e-3)
+    assert score["slc_cache_gib"] == pytest.approx(20.0)
+    assert [p["kind"] for p in score["phases"]] == ["cache", "native"]
+    assert "mbps_per_w" not in score  # no energy, no efficiency
+
+
+def test_efficiency_is_megabytes_and_kilo_ios_per_joule_when_energy_is_known():
+    steps = measured_steps("rand-read-sustained")
+    # 100 MB/s for 1 s at 4 W: 25 MB/s per W, 24414 I/Os -> 6.1 kIOPS per W.
+    results = [result(mbps=100.0).model_copy(update={"energy_j": 4.0}) for _ in steps]
+    score = lookup("rand-read-sustained").score(list(zip(steps, results)))
+    ios = results[0].ios
+    assert score["mbps_per_w"] == pytest.approx(25.0)
+    assert score["kiops_per_w"] == pytest.approx(ios / 1e3 / 4.0, rel=1e-3)
+    assert score["by_qd"]["32"]["mbps_per_w"] == pytest.approx(25.0)
+    assert results[0].watts == pytest.approx(4.0)
+    assert results[0].summary()["mbps_per_w"] == pytest.approx(25.0)
+
+
+def test_efficiency_is_left_out_when_any_result_lacks_energy():
+    steps = measured_steps("rand-read-sustained")
+    results = [result(mbps=100.0) for _ in steps]
+    results[0] = results[0].model_copy(update={"energy_j": 4.0})
+    score = lookup("rand-read-sustained").score(list(zip(steps, results)))
+    assert "mbps_per_w" not in score and "kiops_per_w" not in score

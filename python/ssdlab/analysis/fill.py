@@ -35,8 +35,8 @@ Method, in the order `analyze_fill` applies it:
    1.25× below the part before it: a dip that creeps back up still averages well
    below native speed, whereas noise or a wandering native speed does not.
 5. Means are bytes over time (a harmonic mean weighted by segment size): each
-   phase and the whole fill over their segments, the last 16 GiB as the fill
-   score defines it (`scores.window_mean`).
+   phase and the whole fill over their segments, and the last 16 GiB
+   (`window_mean`, which the fill score uses too).
 
 Limits, by construction: a cache shorter than S is not resolved; cache speed
 returning less than S after the drop is read as a burst, so a dip within S of
@@ -54,8 +54,8 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from ssdlab.analysis.scores import LAST_WINDOW, window_mean
 from ssdlab.model import GibPoint
+from ssdlab.units import GiB
 
 PhaseKind = Literal["cache", "native", "folding"]
 
@@ -66,6 +66,7 @@ MIN_CACHE_RATIO = 1.5
 MIN_FOLD_SHARE = 0.05
 MIN_FOLD_RATIO = 1.25
 _EPS = 1e-9  # relative slack when comparing float lengths in GiB
+LAST_WINDOW = 16 * GiB
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,24 @@ def analyze_fill(series: Sequence[GibPoint]) -> FillAnalysis:
                         last16_mbps=window_mean(series, LAST_WINDOW),
                         mean_mbps=_bytes_over_time(sizes, mbps),
                         finding=_finding(phases, slc_cache_gib, float(ends[-1])))
+
+
+def window_mean(series: Sequence[GibPoint], window_bytes: int) -> float:
+    """Bytes over time of the segments that end within the last `window_bytes`."""
+    if not series:
+        return 0.0
+    end = series[-1].gib
+    start = max(0.0, end - window_bytes / GiB)
+    seconds = 0.0
+    nbytes = 0.0
+    previous = 0.0
+    for point in series:
+        size = (point.gib - previous) * GiB
+        if point.gib > start and point.mbps > 0:
+            nbytes += size
+            seconds += size / (point.mbps * 1e6)
+        previous = point.gib
+    return nbytes / seconds / 1e6 if seconds else 0.0
 
 
 def format_gib(gib: float) -> str:

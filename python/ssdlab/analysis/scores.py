@@ -1,7 +1,9 @@
 """Primary scores of the client tests, as METHODOLOGY.md names them.
 
 A score is a dict: `name` (what it means), `value` and `unit` (MB/s = 10^6
-bytes/s), plus the figures a reviewer quotes beside it.
+bytes/s), plus the figures a reviewer quotes beside it. When every scored
+result knows its energy, the score also carries its efficiency: `mbps_per_w`
+and `kiops_per_w` (means over the same results as the value).
 """
 
 from __future__ import annotations
@@ -9,20 +11,28 @@ from __future__ import annotations
 from statistics import fmean
 from typing import Any, Sequence
 
+from ssdlab.analysis.fill import analyze_fill
 from ssdlab.model import Step, StepResult
 from ssdlab.units import GiB
 
 Measured = Sequence[tuple[Step, StepResult]]
 
 PRIMARY_QUEUE_DEPTHS = (1, 2, 4)
-LAST_WINDOW = 16 * GiB
+
+
+def efficiency(results: Sequence[StepResult]) -> dict[str, float]:
+    """Mean MB/s per W and kIOPS per W of the results; empty unless all know their energy."""
+    if not results or any(r.energy_j is None for r in results):
+        return {}
+    return {"mbps_per_w": round(fmean(r.mbps_per_w for r in results), 3),
+            "kiops_per_w": round(fmean(r.kiops_per_w for r in results), 4)}
 
 
 def throughput_score(name: str, measured: Measured) -> dict[str, Any]:
     """One measured step (bursts included): its MB/s and IOPS over busy time."""
     (_, result), = measured
     return {"name": name, "value": round(result.mbps, 2), "unit": "MB/s",
-            "iops": round(result.iops, 1)}
+            "iops": round(result.iops, 1), **efficiency([result])}
 
 
 def queue_depth_score(name: str, measured: Measured) -> dict[str, Any]:
@@ -30,41 +40,28 @@ def queue_depth_score(name: str, measured: Measured) -> dict[str, Any]:
     by_qd = {step.iodepth: result for step, result in measured}
     primary = [by_qd[qd] for qd in PRIMARY_QUEUE_DEPTHS if qd in by_qd]
     return {"name": name, "value": round(fmean(r.mbps for r in primary), 2), "unit": "MB/s",
-            "iops": round(fmean(r.iops for r in primary), 1),
-            "by_qd": {str(qd): {"mbps": round(r.mbps, 2), "iops": round(r.iops, 1)}
+            "iops": round(fmean(r.iops for r in primary), 1), **efficiency(primary),
+            "by_qd": {str(qd): {"mbps": round(r.mbps, 2), "iops": round(r.iops, 1),
+                                **efficiency([r])}
                       for qd, r in by_qd.items()}}
 
 
 def mix_score(name: str, measured: Measured) -> dict[str, Any]:
     """Mean throughput over the mixes; the curve (read share -> MB/s) beside it."""
     curve = {str(step.rwmixread): round(result.mbps, 2) for step, result in measured}
-    return {"name": name, "value": round(fmean(r.mbps for _, r in measured), 2), "unit": "MB/s",
-            "curve": curve}
+    results = [r for _, r in measured]
+    return {"name": name, "value": round(fmean(r.mbps for r in results), 2), "unit": "MB/s",
+            **efficiency(results), "curve": curve}
 
 
 def fill_score(name: str, measured: Measured) -> dict[str, Any]:
-    """Overall mean over the whole fill and mean over its last 16 GiB (the whole fill
-    when it is shorter), both as bytes / time."""
+    """Overall mean over the whole fill (bytes / time), the mean over its last 16 GiB
+    (the whole fill when it is shorter), and the SLC cache size and phases that
+    `analysis.fill` reads from the curve."""
     (_, result), = measured
-    series = result.per_gib
+    analysis = analyze_fill(result.per_gib).to_json()
     return {"name": name, "value": round(result.mbps, 2), "unit": "MB/s",
-            "last16_mbps": round(window_mean(series, LAST_WINDOW), 2),
-            "gib_written": round(result.bytes / GiB, 3)}
-
-
-def window_mean(series, window_bytes: int) -> float:
-    """Bytes over time of the segments that end within the last `window_bytes`."""
-    if not series:
-        return 0.0
-    end = series[-1].gib
-    start = max(0.0, end - window_bytes / GiB)
-    seconds = 0.0
-    nbytes = 0.0
-    previous = 0.0
-    for point in series:
-        size = (point.gib - previous) * GiB
-        if point.gib > start and point.mbps > 0:
-            nbytes += size
-            seconds += size / (point.mbps * 1e6)
-        previous = point.gib
-    return nbytes / seconds / 1e6 if seconds else 0.0
+            "last16_mbps": analysis["last16_mbps"],
+            "gib_written": round(result.bytes / GiB, 3), **efficiency([result]),
+            "slc_cache_gib": analysis["slc_cache_gib"], "phases": analysis["phases"],
+            "finding": analysis["finding"]}

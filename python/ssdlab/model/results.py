@@ -146,6 +146,9 @@ class StepResult(BaseModel):
         default=None, description="the drive's internal counters (write amplification, cache "
                                   "use, GC), when the backend can see them: the simulator")
     notes: tuple[str, ...] = Field(default=(), description="warnings the engine printed")
+    energy_j: float | None = Field(
+        default=None, gt=0, description="joules the drive used over the busy time, when a power "
+                                        "source knows it (a power meter, a power model)")
 
     @property
     def directions(self) -> dict[str, DirectionResult]:
@@ -169,11 +172,29 @@ class StepResult(BaseModel):
         """Read plus write throughput, MB/s (TRIM moves no data)."""
         return mbps(self.bytes, self.busy_s)
 
+    @property
+    def watts(self) -> float | None:
+        """Mean power over the busy time; None when the energy is unknown."""
+        return None if self.energy_j is None else per_second(self.energy_j, self.busy_s)
+
+    @property
+    def mbps_per_w(self) -> float | None:
+        """Efficiency as reviews publish it: MB/s per W, i.e. megabytes per joule."""
+        return None if self.energy_j is None else self.bytes / 1e6 / self.energy_j
+
+    @property
+    def kiops_per_w(self) -> float | None:
+        """Thousands of I/Os per joule."""
+        return None if self.energy_j is None else self.ios / 1e3 / self.energy_j
+
     def summary(self) -> dict:
         """The figures `show` and `export` print for the step."""
         out: dict = {"iops": round(self.iops, 1), "mbps": round(self.mbps, 2),
                      "busy_s": round(self.busy_s, 3), "idle_s": round(self.idle_s, 3),
                      "bursts": self.bursts, "started_at": self.started_at}
+        if self.energy_j is not None:
+            out.update(energy_j=round(self.energy_j, 3), watts=round(self.watts, 3),
+                       mbps_per_w=round(self.mbps_per_w, 3), kiops_per_w=round(self.kiops_per_w, 4))
         for name, d in self.directions.items():
             lat = d.latency
             out[name] = {
