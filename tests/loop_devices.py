@@ -28,14 +28,17 @@ def require(*programs: str) -> None:
 
 
 @contextmanager
-def loop_device(image: Path, size: int = 64 * MiB, partscan: bool = False) -> Iterator[Path]:
-    """A loop device over `image` (created sparse at `size` unless it exists)."""
+def loop_device(image: Path, size: int = 64 * MiB, partscan: bool = False,
+                sector_size: int | None = None) -> Iterator[Path]:
+    """A loop device over `image` (created sparse at `size` unless it exists), with
+    `sector_size` byte logical blocks when given (the kernel's default is 512)."""
     require()
     if not image.exists():
         with open(image, "wb") as f:
             f.truncate(size)
     try:
-        device = run("losetup", "-f", "--show", *(["-P"] if partscan else []), str(image))
+        device = run("losetup", "-f", "--show", *(["-P"] if partscan else []),
+                     *(["--sector-size", str(sector_size)] if sector_size else []), str(image))
     except subprocess.CalledProcessError as exc:
         pytest.skip(f"cannot attach a loop device here: {exc.stderr.strip()}")
     try:

@@ -43,10 +43,11 @@ def curve_summary(result: StepResult, key: str = "mbps") -> dict[str, Any]:
     if not values:
         return {"points": 0}
     mean = fmean(values)
-    scale = 1e-3 if key == "iops" else 1.0   # K IOPS for IOPS curves
-    return {"points": len(values), "min": _r(min(values) * scale), "max": _r(max(values) * scale),
-            "mean": _r(mean * scale), "cov": _r(pstdev(values) / mean, 4) if mean else None,
-            "curve": [[_r(p.t_s, 3), _r(getattr(p, key) * scale)] for p in result.per_second]}
+    scale, digits = (1e-3, 3) if key == "iops" else (1.0, 2)   # K IOPS for IOPS curves
+    return {"points": len(values), "min": _r(min(values) * scale, digits),
+            "max": _r(max(values) * scale, digits), "mean": _r(mean * scale, digits),
+            "cov": _r(pstdev(values) / mean, 4) if mean else None,
+            "curve": [[_r(p.t_s, 3), _r(getattr(p, key) * scale, digits)] for p in result.per_second]}
 
 
 def _state_figures(result: StepResult, curve_key: str) -> dict[str, Any]:
@@ -143,7 +144,7 @@ def bs_sweep_score(name: str, measured: Measured) -> dict[str, Any]:
     """IOPS and MB/s per pattern per block size; value = mean MB/s over the points."""
     by_pattern: dict[str, dict[str, Any]] = {}
     for step, result in measured:
-        point = ({"iops": _r(result.iops, 1), "mbps": _r(result.mbps),
+        point = ({"measured": True, "iops": _r(result.iops, 1), "mbps": _r(result.mbps),
                   "mean_lat_us": _r(next(iter(result.directions.values())).latency.mean_ns / 1e3)}
                  if _ran(result) else _not_measured(result))
         by_pattern.setdefault(step.rw.value, {})[str(step.bs)] = point
