@@ -1,7 +1,7 @@
 """--scale: shrink a suite for quick runs and CI without changing its shape.
 
 `Scale(F)` with 0 < F <= 1 multiplies spans, data present, byte limits, burst
-sizes, time limits and idle times. Queue depths, block sizes, read shares,
+sizes, time limits and idle times. Queue depths, block sizes, I/O rates, read shares,
 burst counts and duty cycles never change. At F = 1 every figure is exactly
 METHODOLOGY.md's. The floors, so that a small scale still measures something:
 

@@ -38,9 +38,11 @@ def show_command(run_id: RunIdArgument,
         measured = [st for st in t["steps"] if st["phase"] == "measure"]
         if not measured:
             continue
-        p = measured[0]["params"]
+        shapes = {(st["params"]["rw"], st["params"]["bs"]) for st in measured}
+        rw, bs = next(iter(shapes))
+        title = f"{t['id']}: {rw} {format_bytes(bs)}" if len(shapes) == 1 else t["id"]
         table = Table("step", "IOPS", "MB/s", "mean µs", "p99 µs", "p99.99 µs", "max µs",
-                      title=f"{t['id']}: {p['rw']} {format_bytes(p['bs'])}", title_justify="left")
+                      title=title, title_justify="left")
         for st in measured:
             r = st["result"]
             lat = [d["lat_us"] for k, d in r.items() if k in ("read", "write", "trim")]
