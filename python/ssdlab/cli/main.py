@@ -9,6 +9,8 @@ import typer
 from rich.markup import escape
 
 from ssdlab.cli.analyze import analyze_app
+from ssdlab.cli.compare import compare_command
+from ssdlab.cli.report import report_command
 from ssdlab.cli.drives import drives_app
 from ssdlab.cli.sim import sim_app
 from ssdlab.cli.export import export_command
@@ -31,6 +33,8 @@ app.command("resume")(resume_command)
 app.command("runs")(runs_command)
 app.command("show")(show_command)
 app.command("export")(export_command)
+app.command("report")(report_command)
+app.command("compare")(compare_command)
 app.command("tests")(tests_command)
 app.command("suites")(suites_command)
 app.add_typer(analyze_app, name="analyze")

@@ -1,0 +1,9 @@
+"""Reports of stored runs: one self-contained HTML page, and every chart as PNG/SVG.
+
+    data      the store -> plain per-test, per-run records (`gather`)
+    summary   the primary-score table, shared with `ssdlab compare`
+    charts    Vega-Lite chart specs (altair), units on every axis
+    sections  the section of each test, chosen by the shape of its measured steps
+    page      the HTML page (jinja2, autoescaped), with Vega inlined
+    export    the charts as PNG and SVG files
+"""

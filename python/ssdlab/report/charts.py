@@ -1,0 +1,138 @@
+"""The charts of a report, as Vega-Lite specs built with altair.
+
+Every builder takes plain rows (dicts) and the run labels in report order, so a
+run keeps its colour in every chart, and returns a `Chart`. Every axis names its
+unit: MB/s is 10^6 bytes/s, GiB written, µs latency, QD, read share %.
+
+The rows go into the spec's top-level `datasets` after altair has validated the
+chart: validating thousands of fill points against the schema would cost seconds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import altair as alt
+
+WIDTH = 640
+HEIGHT = 320
+MBPS_AXIS = "throughput (MB/s)"
+PHASE_COLOURS = {"cache": "#4c9f70", "native": "#e0a030", "folding": "#c0504d"}
+
+
+@dataclass(frozen=True)
+class Chart:
+    """`name` is a slug that says what the chart is: its file name and its element id."""
+
+    name: str
+    title: str
+    spec: dict[str, Any]
+
+
+def slug(*parts: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
+
+
+Rows = Sequence[dict[str, Any]]
+
+
+def _chart(name: str, title: str, chart: alt.TopLevelMixin, **datasets: Rows) -> Chart:
+    spec = chart.properties(title=title).to_dict()
+    spec["datasets"] = {key: list(rows) for key, rows in datasets.items()}
+    return Chart(name, title, spec)
+
+
+def _base(dataset: str) -> alt.Chart:
+    return alt.Chart(alt.Data(name=dataset)).properties(width=WIDTH, height=HEIGHT)
+
+
+def _runs(labels: Sequence[str]) -> alt.Color:
+    return alt.Color("run:N", scale=alt.Scale(domain=list(labels)), title="run",
+                     legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=600))
+
+
+def qd_scaling(name: str, title: str, rows: Sequence[dict[str, Any]],
+               labels: Sequence[str]) -> Chart:
+    """Rows: run, qd, mbps. Queue depths double, so the QD axis is log 2."""
+    qds = sorted({r["qd"] for r in rows})
+    chart = _base("rows").mark_line(point=True).encode(
+        x=alt.X("qd:Q", title="queue depth (QD)",
+                scale=alt.Scale(type="log", base=2, domain=[qds[0], qds[-1]]),
+                axis=alt.Axis(values=qds, format="d")),
+        y=alt.Y("mbps:Q", title=MBPS_AXIS), color=_runs(labels),
+        tooltip=["run:N", "qd:Q", alt.Tooltip("mbps:Q", format=".1f")])
+    return _chart(name, title, chart, rows=rows)
+
+
+def mix_curve(name: str, title: str, rows: Sequence[dict[str, Any]],
+              labels: Sequence[str]) -> Chart:
+    """Rows: run, read_share, mbps. Reviews draw the sweep from 100 % reads to 0 %."""
+    chart = _base("rows").mark_line(point=True).encode(
+        x=alt.X("read_share:Q", title="read share (%)", scale=alt.Scale(domain=[100, 0])),
+        y=alt.Y("mbps:Q", title=MBPS_AXIS), color=_runs(labels),
+        tooltip=["run:N", "read_share:Q", alt.Tooltip("mbps:Q", format=".1f")])
+    return _chart(name, title, chart, rows=rows)
+
+
+def fill_curve(name: str, title: str, rows: Sequence[dict[str, Any]],
+               cache_ends: Sequence[dict[str, Any]], phases: Sequence[dict[str, Any]],
+               labels: Sequence[str]) -> Chart:
+    """Rows: run, gib, mbps. Each run's estimated SLC cache end is a dashed rule
+    (cache_ends: run, gib); phases (kind, start_gib, end_gib) are shaded, which
+    only reads well for one run, so callers pass them for single-run charts."""
+    x = alt.X("gib:Q", title="data written (GiB)")
+    layers = []
+    if phases:
+        layers.append(_base("phases").mark_rect(opacity=0.15).encode(
+            x=alt.X("start_gib:Q", title="data written (GiB)"), x2="end_gib:Q",
+            color=alt.Color("kind:N", title="phase",
+                            scale=alt.Scale(domain=list(PHASE_COLOURS),
+                                            range=list(PHASE_COLOURS.values())),
+                            legend=alt.Legend(orient="bottom")),
+            tooltip=["kind:N", alt.Tooltip("start_gib:Q", format=".2f"),
+                     alt.Tooltip("end_gib:Q", format=".2f"),
+                     alt.Tooltip("mean_mbps:Q", format=".1f")]))
+    layers.append(_base("rows").mark_line(strokeWidth=1.2).encode(
+        x=x, y=alt.Y("mbps:Q", title=MBPS_AXIS), stroke=_stroke(labels),
+        tooltip=["run:N", alt.Tooltip("gib:Q", format=".2f"), alt.Tooltip("mbps:Q", format=".1f")]))
+    if cache_ends:
+        layers.append(_base("cache_ends").mark_rule(strokeDash=[6, 4], strokeWidth=2).encode(
+            x=x, stroke=_stroke(labels),
+            tooltip=["run:N", alt.Tooltip("gib:Q", title="SLC cache (GiB)", format=".2f")]))
+    chart = alt.layer(*layers).resolve_scale(color="independent")
+    return _chart(name, title, chart, rows=rows, phases=phases, cache_ends=cache_ends)
+
+
+def _stroke(labels: Sequence[str]) -> alt.Stroke:
+    # The fill chart's colour channel shades the phases; runs use the stroke.
+    return alt.Stroke("run:N", scale=alt.Scale(domain=list(labels)), title="run",
+                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=600))
+
+
+def block_size_lines(name: str, title: str, rows: Sequence[dict[str, Any]],
+                     labels: Sequence[str]) -> Chart:
+    """Rows: run, pattern, kib, mbps; one panel per pattern, block size on a log 2 axis."""
+    sizes = sorted({r["kib"] for r in rows})
+    chart = alt.Chart(alt.Data(name="rows")).mark_line(point=True).encode(
+        x=alt.X("kib:Q", title="block size (KiB)", scale=alt.Scale(type="log", base=2),
+                axis=alt.Axis(values=sizes)),
+        y=alt.Y("mbps:Q", title=MBPS_AXIS), color=_runs(labels),
+        tooltip=["run:N", "pattern:N", "kib:Q", alt.Tooltip("mbps:Q", format=".1f")],
+    ).properties(width=WIDTH // 2 - 20, height=HEIGHT * 2 // 3).facet(
+        facet=alt.Facet("pattern:N", title=None), columns=2)
+    return _chart(name, title, chart, rows=rows)
+
+
+def grouped_bars(name: str, title: str, rows: Sequence[dict[str, Any]], axis_title: str,
+                 labels: Sequence[str]) -> Chart:
+    """Rows: run, group, value. One bar per run in each group, side by side."""
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    chart = _base("rows").mark_bar().encode(
+        y=alt.Y("group:N", title=None, sort=groups, axis=alt.Axis(labelLimit=300)),
+        yOffset=alt.YOffset("run:N", sort=list(labels)),
+        x=alt.X("value:Q", title=axis_title), color=_runs(labels),
+        tooltip=["run:N", "group:N", alt.Tooltip("value:Q", format=",.2f")],
+    ).properties(height=alt.Step(max(8, 24 // max(1, len(labels)))))
+    return _chart(name, title, chart, rows=rows)

@@ -1,0 +1,78 @@
+"""What a report reads from the store: the compared runs and, per test, what each
+run measured. Tests keep the order of the first run that has them; a test appears
+when any run has it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ssdlab.errors import SsdlabError
+from ssdlab.model import Phase, Run
+from ssdlab.store import StepRecord, Store, TestRecord
+
+
+@dataclass(frozen=True)
+class RunData:
+    run: Run
+    engine: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        """The legend entry: the run's name, else its target, with its id (unique)."""
+        return f"#{self.run.id} {self.run.name or self.run.target}"
+
+
+@dataclass(frozen=True)
+class TestRun:
+    """One test as one run recorded it."""
+
+    __test__ = False  # not a pytest test class
+    run: RunData
+    record: TestRecord
+    steps: tuple[StepRecord, ...]
+
+    @property
+    def measured(self) -> tuple[StepRecord, ...]:
+        return tuple(s for s in self.steps if s.step.phase is Phase.MEASURE)
+
+    @property
+    def before(self) -> str:
+        """The state the test started from: its purge and precondition steps, in order."""
+        return " → ".join(s.step.label for s in self.steps if s.step.phase is not Phase.MEASURE)
+
+
+@dataclass(frozen=True)
+class TestGroup:
+    """One test across the compared runs (only the runs that have it)."""
+
+    __test__ = False
+    id: str
+    title: str
+    runs: tuple[TestRun, ...]
+
+    @property
+    def measured(self) -> list[tuple[TestRun, StepRecord]]:
+        return [(tr, s) for tr in self.runs for s in tr.measured]
+
+
+@dataclass(frozen=True)
+class ReportData:
+    runs: tuple[RunData, ...]
+    tests: tuple[TestGroup, ...]
+
+
+def gather(store: Store, run_ids: list[int]) -> ReportData:
+    """Read the runs (raising SsdlabError for an unknown id) and group their tests."""
+    if repeated := sorted({i for i in run_ids if run_ids.count(i) > 1}):
+        raise SsdlabError(f"run {', '.join(map(str, repeated))} is given more than once: "
+                          "give each run once")
+    runs = tuple(RunData(store.run(i), store.run_extras(i)["engine"]) for i in run_ids)
+    by_test: dict[str, list[TestRun]] = {}
+    titles: dict[str, str] = {}
+    for run in runs:
+        for record in store.tests(run.run.id):
+            steps = tuple(store.steps(run.run.id, record.seq))
+            by_test.setdefault(record.test.id, []).append(TestRun(run, record, steps))
+            titles.setdefault(record.test.id, record.test.title)
+    return ReportData(runs, tuple(TestGroup(t, titles[t], tuple(trs)) for t, trs in by_test.items()))

@@ -1,0 +1,222 @@
+"""One section per test: its charts and tables, chosen by the shape of what it measured.
+
+A shape is recognised from the measured steps alone, not from the test id, so
+tests added to the catalogue later render sensibly without a change here:
+
+    fill      a per-GiB series        -> the fill curve, cache boundary and phases
+    mix       several read shares     -> the mixed curve
+    qd        several queue depths    -> QD-scaling lines
+    bs        3+ block sizes (a sweep) -> throughput per block size, per pattern
+    generic   anything else           -> a bar per measured step
+
+The first registered shape that matches wins; `@shape(kind, matches)` registers
+another. Every section also gets a bar chart of the primary score per run, a
+table of throughput and latency percentiles per step, and the test's conditions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ssdlab.analysis.fill import analyze_fill
+from ssdlab.model.results import DirectionResult
+from ssdlab.report.charts import Chart, block_size_lines, fill_curve, grouped_bars, mix_curve, \
+    qd_scaling, slug
+from ssdlab.report.data import ReportData, TestGroup
+from ssdlab.store import StepRecord
+from ssdlab.units import KiB
+
+
+@dataclass(frozen=True)
+class Table:
+    caption: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Section:
+    test: str
+    title: str
+    kind: str
+    findings: tuple[str, ...]
+    charts: tuple[Chart, ...]
+    tables: tuple[Table, ...]
+
+    @property
+    def id(self) -> str:
+        return anchor(self.test)
+
+
+def anchor(test_id: str) -> str:
+    """The HTML id of a test's section."""
+    return f"test-{slug(test_id)}"
+
+
+@dataclass(frozen=True)
+class ShapeView:
+    charts: list[Chart]
+    findings: list[str]
+
+
+Matcher = Callable[[list[StepRecord]], bool]
+Builder = Callable[[TestGroup, list[str]], ShapeView]
+_SHAPES: list[tuple[str, Matcher, Builder]] = []
+
+
+def shape(kind: str, matches: Matcher) -> Callable[[Builder], Builder]:
+    def register(build: Builder) -> Builder:
+        _SHAPES.append((kind, matches, build))
+        return build
+    return register
+
+
+def sections(data: ReportData) -> list[Section]:
+    labels = [r.label for r in data.runs]
+    return [_section(group, labels) for group in data.tests]
+
+
+def _section(group: TestGroup, labels: list[str]) -> Section:
+    steps = [s for _, s in group.measured]
+    kind, build = next(((k, b) for k, m, b in _SHAPES if steps and m(steps)),
+                       ("generic", _generic))
+    view = build(group, labels) if steps else ShapeView([], ["nothing was measured yet"])
+    score = _score_bars(group, labels)
+    return Section(test=group.id, title=f"{group.id}: {group.title}", kind=kind,
+                   findings=tuple(view.findings),
+                   charts=tuple([*view.charts, *([score] if score else [])]),
+                   tables=(_step_table(group), _conditions_table(group)))
+
+
+def _distinct(steps: Sequence[StepRecord], key: Callable[[StepRecord], object]) -> int:
+    return len({key(s) for s in steps} - {None})
+
+
+@shape("fill", lambda steps: any(s.result.per_gib for s in steps))
+def _fill(group: TestGroup, labels: list[str]) -> ShapeView:
+    runs = [(tr, s) for tr, s in group.measured if s.result.per_gib]
+    charts, findings, cache_ends, curves = [], [], [], []
+    for tr, s in runs:
+        analysis = analyze_fill(s.result.per_gib)
+        rows = [{"run": tr.run.label, "gib": p.gib, "mbps": p.mbps} for p in s.result.per_gib]
+        cache_end = ([{"run": tr.run.label, "gib": analysis.slc_cache_gib}]
+                     if analysis.slc_cache_gib is not None else [])
+        phases = [{"kind": p.kind, "start_gib": p.start_gib, "end_gib": p.end_gib,
+                   "mean_mbps": round(p.mean_mbps, 1)} for p in analysis.phases]
+        findings.append(f"{tr.run.label}: {analysis.finding}")
+        charts.append(fill_curve(slug(group.id, "fill-curve", f"run-{tr.run.run.id}", f"step-{s.idx}"),
+                                 f"{group.id} · {tr.run.label}: MB/s per GiB written",
+                                 rows, cache_end, phases, labels))
+        cache_ends += cache_end
+        curves += rows
+    if len(runs) > 1:
+        charts.insert(0, fill_curve(slug(group.id, "fill-curve-compared"),
+                                    f"{group.id}: MB/s per GiB written, runs compared",
+                                    curves, cache_ends, [], labels))
+    return ShapeView(charts, findings)
+
+
+@shape("mix", lambda steps: _distinct(steps, lambda s: s.step.rwmixread) > 1)
+def _mix(group: TestGroup, labels: list[str]) -> ShapeView:
+    rows = [{"run": tr.run.label, "read_share": s.step.rwmixread, "mbps": round(s.result.mbps, 2)}
+            for tr, s in group.measured if s.step.rwmixread is not None]
+    return ShapeView([mix_curve(slug(group.id, "mixed-curve"),
+                                f"{group.id}: MB/s per read share", rows, labels)], [])
+
+
+@shape("qd", lambda steps: _distinct(steps, lambda s: s.step.iodepth) > 1
+       and _distinct(steps, lambda s: (s.step.rw, s.step.bs)) == 1)
+def _queue_depths(group: TestGroup, labels: list[str]) -> ShapeView:
+    rows = [{"run": tr.run.label, "qd": s.step.iodepth, "mbps": round(s.result.mbps, 2)}
+            for tr, s in group.measured]
+    return ShapeView([qd_scaling(slug(group.id, "qd-scaling"),
+                                 f"{group.id}: MB/s per queue depth", rows, labels)], [])
+
+
+# Two block sizes are a couple of cases (4 KiB and 512 B latency), not a sweep.
+@shape("bs", lambda steps: _distinct(steps, lambda s: s.step.bs) >= 3)
+def _block_sizes(group: TestGroup, labels: list[str]) -> ShapeView:
+    rows = [{"run": tr.run.label, "pattern": f"{s.step.rw.value} QD{s.step.iodepth}",
+             "kib": s.step.bs / KiB, "mbps": round(s.result.mbps, 2)}
+            for tr, s in group.measured]
+    return ShapeView([block_size_lines(slug(group.id, "block-sizes"),
+                                       f"{group.id}: MB/s per block size", rows, labels)], [])
+
+
+def _generic(group: TestGroup, labels: list[str]) -> ShapeView:
+    """A bar per measured step: MB/s, or IOPS when no step moved data (TRIM). A test
+    of one step (a burst) has its bar in the primary-score chart already."""
+    if all(len(tr.measured) <= 1 for tr in group.runs):
+        return ShapeView([], [])
+    moved = any(s.result.bytes for _, s in group.measured)
+    rows = [{"run": tr.run.label, "group": _step_name(s),
+             "value": round(s.result.mbps if moved else s.result.iops, 2)}
+            for tr, s in group.measured]
+    axis = "throughput (MB/s)" if moved else "I/O rate (IOPS)"
+    return ShapeView([grouped_bars(slug(group.id, "steps"), f"{group.id}: every measured step",
+                                   rows, axis, labels)], [])
+
+
+def _step_name(record: StepRecord) -> str:
+    state = record.step.fill_state
+    return record.step.label + (f" [{state}]" if state and state not in record.step.label else "")
+
+
+def _score_bars(group: TestGroup, labels: list[str]) -> Chart | None:
+    scored = [(tr, tr.record.score) for tr in group.runs
+              if tr.record.score and tr.record.score.get("value") is not None]
+    if not scored:
+        return None
+    first = scored[0][1]
+    rows = [{"run": tr.run.label, "group": group.id, "value": score["value"]}
+            for tr, score in scored]
+    return grouped_bars(slug(group.id, "primary-score"), f"{group.id}: primary score", rows,
+                        f"{first['name']} ({first['unit']})", labels)
+
+
+LATENCY_HEADER = ("run", "step", "started (UTC)", "dir", "IOPS", "MB/s", "mean µs", "p50 µs",
+                  "p99 µs", "p99.9 µs", "p99.99 µs", "max µs")
+EFFICIENCY_HEADER = ("W", "MB/s per W", "kIOPS per W")
+
+
+def _step_table(group: TestGroup) -> Table:
+    """Throughput and latency percentiles of every measured step and direction; the
+    efficiency columns only when some step knows its energy."""
+    energy = any(s.result.energy_j is not None for _, s in group.measured)
+    rows = []
+    for tr, s in group.measured:
+        for direction, d in s.result.directions.items():
+            row = (tr.run.label, _step_name(s), _clock(s.result.started_at), direction,
+                   f"{d.iops:,.0f}", f"{d.mbps:,.1f}", *_latencies_us(d))
+            if energy:
+                row += _efficiency(s)
+            rows.append(row)
+    header = LATENCY_HEADER + (EFFICIENCY_HEADER if energy else ())
+    return Table("Throughput and completion latency per step", header, tuple(rows))
+
+
+def _latencies_us(d: DirectionResult) -> tuple[str, ...]:
+    lat = d.latency
+    return tuple(f"{ns / 1e3:,.1f}" for ns in (lat.mean_ns, lat.p50_ns, lat.p99_ns, lat.p99_9_ns,
+                                              lat.p99_99_ns, lat.max_ns))
+
+
+def _efficiency(s: StepRecord) -> tuple[str, ...]:
+    r = s.result
+    if r.energy_j is None:
+        return ("", "", "")
+    return (f"{r.watts:.2f}", f"{r.mbps_per_w:,.1f}", f"{r.kiops_per_w:,.2f}")
+
+
+def _clock(iso: str | None) -> str:
+    """'2026-11-22T17:18:53.769+00:00' -> '2026-11-22 17:18:53'."""
+    return iso[:19].replace("T", " ") if iso else ""
+
+
+def _conditions_table(group: TestGroup) -> Table:
+    rows = tuple((tr.run.label, tr.record.status.value, _clock(tr.record.started_at),
+                  _clock(tr.record.finished_at), tr.before, tr.record.error or "")
+                 for tr in group.runs)
+    return Table("Conditions", ("run", "status", "started (UTC)", "finished (UTC)",
+                                "drive state before (steps in order)", "error"), rows)

@@ -1,0 +1,69 @@
+"""The primary-score table: one row per test, one cell per run, each with its
+relative difference to the first run. The report's summary and `ssdlab compare`
+both print it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ssdlab.report.data import ReportData
+
+
+@dataclass(frozen=True)
+class ScoreCell:
+    value: float
+    unit: str
+    relative_pct: float | None  # vs the first run; None for the first run or no comparable value
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    test: str
+    title: str
+    score_name: str
+    cells: tuple[ScoreCell | None, ...]  # one per run; None: the run has no score for the test
+
+
+def score_rows(data: ReportData) -> list[ScoreRow]:
+    rows = []
+    for group in data.tests:
+        scores = {tr.run.run.id: tr.record.score for tr in group.runs
+                  if tr.record.score and tr.record.score.get("value") is not None}
+        named = next(iter(scores.values()), None)
+        first = scores.get(data.runs[0].run.id)
+        cells = tuple(_cell(scores.get(run.run.id), first, is_first=(k == 0))
+                      for k, run in enumerate(data.runs))
+        rows.append(ScoreRow(group.id, group.title, named["name"] if named else "", cells))
+    return rows
+
+
+def _cell(score: dict[str, Any] | None, first: dict[str, Any] | None,
+          is_first: bool) -> ScoreCell | None:
+    if score is None:
+        return None
+    comparable = (not is_first and first is not None and first["value"]
+                  and first["unit"] == score["unit"])
+    relative = (score["value"] - first["value"]) / first["value"] * 100 if comparable else None
+    return ScoreCell(score["value"], score["unit"], relative)
+
+
+def format_value(cell: ScoreCell | None) -> str:
+    return "" if cell is None else f"{cell.value:,.1f} {cell.unit}"
+
+
+def format_relative(cell: ScoreCell | None) -> str:
+    """'+12.3 %', '-4.0 %'; empty for the first run and where nothing compares."""
+    return "" if cell is None or cell.relative_pct is None else f"{cell.relative_pct:+.1f} %"
+
+
+def summary_json(data: ReportData) -> dict[str, Any]:
+    """What `compare --json` prints: the runs, then per test each run's score."""
+    return {"runs": [{"id": r.run.id, "label": r.label} for r in data.runs],
+            "tests": [{"id": row.test, "title": row.title, "score": row.score_name,
+                       "runs": [None if c is None else
+                                {"value": c.value, "unit": c.unit,
+                                 "relative_pct": None if c.relative_pct is None
+                                 else round(c.relative_pct, 2)}
+                                for c in row.cells]}
+                      for row in score_rows(data)]}
