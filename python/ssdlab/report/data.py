@@ -38,8 +38,11 @@ class TestRun:
 
     @property
     def before(self) -> str:
-        """The state the test started from: its purge and precondition steps, in order."""
-        return " → ".join(s.step.label for s in self.steps if s.step.phase is not Phase.MEASURE)
+        """The state of the drive at the first measurement: the purge and precondition
+        steps before it (later states are named on their steps)."""
+        first = next((k for k, s in enumerate(self.steps) if s.step.phase is Phase.MEASURE),
+                     len(self.steps))
+        return " → ".join(s.step.label for s in self.steps[:first])
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,11 @@ def _cell(score: dict[str, Any] | None, first: dict[str, Any] | None,
 
 
 def format_value(cell: ScoreCell | None) -> str:
-    return "" if cell is None else f"{cell.value:,.1f} {cell.unit}"
+    """'4,660.0 MB/s', '0.0931 ms': one decimal, or three significant digits below 10."""
+    if cell is None:
+        return ""
+    number = f"{cell.value:,.1f}" if abs(cell.value) >= 10 else f"{cell.value:.3g}"
+    return f"{number} {cell.unit}"
 
 
 def format_relative(cell: ScoreCell | None) -> str:
