@@ -1,0 +1,47 @@
+"""`ssdlab compare`: primary scores run beside run, relative to the first run."""
+
+import json
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.report_runs import synthetic_run
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("compare") / "ssdlab.db"
+    synthetic_run(path, ["rand-read-burst", "trim"], mbps=100.0, name="baseline")
+    synthetic_run(path, ["rand-read-burst"], mbps=112.3, name="faster <i>one</i>")
+    synthetic_run(path, ["rand-read-burst", "seq-write-states"], mbps=50.0)
+    return path
+
+
+def test_json_has_every_score_and_the_difference_to_the_first_run(db):
+    doc = json.loads(run_cli("compare", "1", "2", "3", "--json", db=db).stdout)
+    assert doc["runs"] == [{"id": 1, "label": "#1 baseline"}, {"id": 2, "label": "#2 faster <i>one</i>"},
+                           {"id": 3, "label": "#3 /dev/fake0"}]
+    tests = {t["id"]: t["runs"] for t in doc["tests"]}
+    assert list(tests) == ["rand-read-burst", "trim", "seq-write-states"]
+    base, faster, slower = tests["rand-read-burst"]
+    assert base["unit"] == "MB/s" and base["relative_pct"] is None
+    assert faster["value"] / base["value"] == pytest.approx(1.123, rel=1e-3)
+    assert faster["relative_pct"] == pytest.approx(12.3, abs=0.01)
+    assert slower["relative_pct"] == pytest.approx(-50.0, abs=0.01)
+    # a test only some runs have: no score, and nothing to compare against
+    assert tests["trim"][1] is None and tests["trim"][2] is None
+    assert tests["seq-write-states"][0] is None
+    assert tests["seq-write-states"][2]["relative_pct"] is None
+
+
+def test_table_shows_values_and_signed_differences(db):
+    out = run_cli("compare", "1", "latest", db=db).stdout
+    row = next(line for line in out.splitlines() if "rand-read-burst" in line)
+    assert "100.4 MB/s" in row and "50.2 MB/s -50.0 %" in row
+    assert "faster" not in out  # run 2 was not asked for
+
+
+def test_unknown_run_is_a_clear_error(db):
+    proc = run_cli("compare", "1", "42", db=db, check=False)
+    assert proc.returncode == 2 and "there is no run 42" in proc.stderr
+    assert "Traceback" not in proc.stderr
