@@ -87,8 +87,8 @@ def test_the_simulated_drive_shows_fill_states_and_trim_at_scale_1(tmp_path):
     slower, and a TRIM of half of it gives speed back."""
     s = check_lab(run_suite(f"sim:{SMALL}", "lab", "1", tmp_path / "sim.db"))
     seq = {k: v["mbps"] for k, v in s["seq-write-states"]["by_state"].items()}
-    assert seq["90% filled"] < 0.5 * seq["10% filled"]
-    assert seq["full, half trimmed"] > 1.2 * seq["90% filled"]
+    assert seq["90% filled"] < 0.8 * seq["10% filled"]
+    assert seq["full, half trimmed"] > 1.1 * seq["90% filled"]
     rnd = {k: v["kiops"] for k, v in s["rand-write-states"]["by_state"].items()}
     assert rnd["90% filled"] < rnd["10% filled"] and rnd["full, half trimmed"] > rnd["90% filled"]
     assert s["seq-write-states"]["by_state"]["90% filled"]["stability"]["points"] >= 10
