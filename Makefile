@@ -12,7 +12,8 @@ demo: setup
 	$(BIN)/ssdlab run sim:wd-sn850-1tb --suite quick --name "demo: simulated WD SN850 1 TB" \
 		--db $(DEMO_DIR)/ssdlab.db
 	$(BIN)/ssdlab show latest --db $(DEMO_DIR)/ssdlab.db
-	@echo "results stored in $(DEMO_DIR)/ssdlab.db"
+	$(BIN)/ssdlab report latest --db $(DEMO_DIR)/ssdlab.db -o $(DEMO_DIR)/report.html
+	@echo "results stored in $(DEMO_DIR)/ssdlab.db; the report: open $(DEMO_DIR)/report.html in a browser"
 
 ## make test: set everything up and run every test (Rust and Python)
 test: setup rust-test py-test
@@ -40,6 +41,7 @@ bench: setup
 	$(BIN)/python benchmarks/client_suite.py --scale 0.01
 	$(BIN)/python benchmarks/harness_overhead.py
 	$(BIN)/python benchmarks/fill_analysis_accuracy.py
+	$(BIN)/python benchmarks/report_speed.py
 
 clean:
 	rm -rf $(VENV) target
