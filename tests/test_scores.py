@@ -61,3 +61,9 @@ def test_efficiency_is_left_out_when_any_result_lacks_energy():
     results[0] = results[0].model_copy(update={"energy_j": 4.0})
     score = lookup("rand-read-sustained").score(list(zip(steps, results)))
     assert "mbps_per_w" not in score and "kiops_per_w" not in score
+
+
+def test_fill_score_without_a_series_is_still_recorded():
+    step, = measured_steps("whole-drive-fill")
+    score = lookup("whole-drive-fill").score([(step, result(direction="write"))])
+    assert score["slc_cache_gib"] is None and score["phases"] == [] and score["last16_mbps"] == 0

@@ -59,7 +59,10 @@ def fill_score(name: str, measured: Measured) -> dict[str, Any]:
     (the whole fill when it is shorter), and the SLC cache size and phases that
     `analysis.fill` reads from the curve."""
     (_, result), = measured
-    analysis = analyze_fill(result.per_gib).to_json()
+    # A fill that wrote nothing has no series; its score must still be recorded.
+    analysis = (analyze_fill(result.per_gib).to_json() if result.per_gib else
+                {"last16_mbps": 0.0, "slc_cache_gib": None, "phases": [],
+                 "finding": "no per-GiB series: nothing to read"})
     return {"name": name, "value": round(result.mbps, 2), "unit": "MB/s",
             "last16_mbps": analysis["last16_mbps"],
             "gib_written": round(result.bytes / GiB, 3), **efficiency([result]),

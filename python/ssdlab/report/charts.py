@@ -48,9 +48,10 @@ def _base(dataset: str) -> alt.Chart:
     return alt.Chart(alt.Data(name=dataset)).properties(width=WIDTH, height=HEIGHT)
 
 
-def _runs(labels: Sequence[str]) -> alt.Color:
-    return alt.Color("run:N", scale=alt.Scale(domain=list(labels)), title="run",
-                     legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=600))
+def _by_run(channel: type[alt.Color] | type[alt.Stroke], labels: Sequence[str]):
+    """Runs on a colour channel whose domain is every run, so colours match across charts."""
+    return channel("run:N", scale=alt.Scale(domain=list(labels)), title="run",
+                   legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=600))
 
 
 def qd_scaling(name: str, title: str, rows: Sequence[dict[str, Any]],
@@ -61,7 +62,7 @@ def qd_scaling(name: str, title: str, rows: Sequence[dict[str, Any]],
         x=alt.X("qd:Q", title="queue depth (QD)",
                 scale=alt.Scale(type="log", base=2, domain=[qds[0], qds[-1]]),
                 axis=alt.Axis(values=qds, format="d")),
-        y=alt.Y("mbps:Q", title=MBPS_AXIS), color=_runs(labels),
+        y=alt.Y("mbps:Q", title=MBPS_AXIS), color=_by_run(alt.Color, labels),
         tooltip=["run:N", "qd:Q", alt.Tooltip("mbps:Q", format=".1f")])
     return _chart(name, title, chart, rows=rows)
 
@@ -71,7 +72,7 @@ def mix_curve(name: str, title: str, rows: Sequence[dict[str, Any]],
     """Rows: run, read_share, mbps. Reviews draw the sweep from 100 % reads to 0 %."""
     chart = _base("rows").mark_line(point=True).encode(
         x=alt.X("read_share:Q", title="read share (%)", scale=alt.Scale(domain=[100, 0])),
-        y=alt.Y("mbps:Q", title=MBPS_AXIS), color=_runs(labels),
+        y=alt.Y("mbps:Q", title=MBPS_AXIS), color=_by_run(alt.Color, labels),
         tooltip=["run:N", "read_share:Q", alt.Tooltip("mbps:Q", format=".1f")])
     return _chart(name, title, chart, rows=rows)
 
@@ -81,7 +82,8 @@ def fill_curve(name: str, title: str, rows: Sequence[dict[str, Any]],
                labels: Sequence[str]) -> Chart:
     """Rows: run, gib, mbps. Each run's estimated SLC cache end is a dashed rule
     (cache_ends: run, gib); phases (kind, start_gib, end_gib) are shaded, which
-    only reads well for one run, so callers pass them for single-run charts."""
+    only reads well for one run, so callers pass them for single-run charts. The
+    colour channel shades the phases; runs are told apart by the line's stroke."""
     x = alt.X("gib:Q", title="data written (GiB)")
     layers = []
     if phases:
@@ -95,20 +97,14 @@ def fill_curve(name: str, title: str, rows: Sequence[dict[str, Any]],
                      alt.Tooltip("end_gib:Q", format=".2f"),
                      alt.Tooltip("mean_mbps:Q", format=".1f")]))
     layers.append(_base("rows").mark_line(strokeWidth=1.2).encode(
-        x=x, y=alt.Y("mbps:Q", title=MBPS_AXIS), stroke=_stroke(labels),
+        x=x, y=alt.Y("mbps:Q", title=MBPS_AXIS), stroke=_by_run(alt.Stroke, labels),
         tooltip=["run:N", alt.Tooltip("gib:Q", format=".2f"), alt.Tooltip("mbps:Q", format=".1f")]))
     if cache_ends:
         layers.append(_base("cache_ends").mark_rule(strokeDash=[6, 4], strokeWidth=2).encode(
-            x=x, stroke=_stroke(labels),
+            x=x, stroke=_by_run(alt.Stroke, labels),
             tooltip=["run:N", alt.Tooltip("gib:Q", title="SLC cache (GiB)", format=".2f")]))
     chart = alt.layer(*layers).resolve_scale(color="independent")
     return _chart(name, title, chart, rows=rows, phases=phases, cache_ends=cache_ends)
-
-
-def _stroke(labels: Sequence[str]) -> alt.Stroke:
-    # The fill chart's colour channel shades the phases; runs use the stroke.
-    return alt.Stroke("run:N", scale=alt.Scale(domain=list(labels)), title="run",
-                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=600))
 
 
 def block_size_lines(name: str, title: str, rows: Sequence[dict[str, Any]],
@@ -118,7 +114,7 @@ def block_size_lines(name: str, title: str, rows: Sequence[dict[str, Any]],
     chart = alt.Chart(alt.Data(name="rows")).mark_line(point=True).encode(
         x=alt.X("kib:Q", title="block size (KiB)", scale=alt.Scale(type="log", base=2),
                 axis=alt.Axis(values=sizes)),
-        y=alt.Y("mbps:Q", title=MBPS_AXIS), color=_runs(labels),
+        y=alt.Y("mbps:Q", title=MBPS_AXIS), color=_by_run(alt.Color, labels),
         tooltip=["run:N", "pattern:N", "kib:Q", alt.Tooltip("mbps:Q", format=".1f")],
     ).properties(width=WIDTH // 2 - 20, height=HEIGHT * 2 // 3).facet(
         facet=alt.Facet("pattern:N", title=None), columns=2)
@@ -132,7 +128,7 @@ def grouped_bars(name: str, title: str, rows: Sequence[dict[str, Any]], axis_tit
     chart = _base("rows").mark_bar().encode(
         y=alt.Y("group:N", title=None, sort=groups, axis=alt.Axis(labelLimit=300)),
         yOffset=alt.YOffset("run:N", sort=list(labels)),
-        x=alt.X("value:Q", title=axis_title), color=_runs(labels),
+        x=alt.X("value:Q", title=axis_title), color=_by_run(alt.Color, labels),
         tooltip=["run:N", "group:N", alt.Tooltip("value:Q", format=",.2f")],
     ).properties(height=alt.Step(max(8, 24 // max(1, len(labels)))))
     return _chart(name, title, chart, rows=rows)
