@@ -31,10 +31,10 @@ def _direction(rw: Op) -> str:
 
 
 def synthetic_run(db: Path, test_ids: list[str], mbps: float = 100.0, name: str | None = None,
-                  model: str = HOSTILE_MODEL) -> int:
+                  model: str = HOSTILE_MODEL, energy_j: float | None = None) -> int:
     """A finished run of the given catalogue tests at scale 0.01, every step at `mbps`
-    (bs-scaled so block-size sweeps differ), a fill with FILL_CURVE, with its scores
-    from the catalogue."""
+    (bs-scaled so block-size sweeps differ) and using `energy_j` joules, a fill with
+    FILL_CURVE, with its scores from the catalogue."""
     tests = [lookup(t).compile(Scale(0.01), CAPACITY) for t in test_ids]
     with Store(db) as store:
         run_id = store.create_run(
@@ -49,7 +49,8 @@ def synthetic_run(db: Path, test_ids: list[str], mbps: float = 100.0, name: str 
             for idx, step in enumerate(test.steps):
                 res = result(mbps=mbps * (1 + step.bs / 2**20), bs=step.bs,
                              direction=_direction(step.rw),
-                             per_gib=FILL_CURVE if step.per_gib_series else ())
+                             per_gib=FILL_CURVE if step.per_gib_series else ()
+                             ).model_copy(update={"energy_j": energy_j})
                 store.save_step(run_id, seq, idx, step, res, ())
                 if step.phase is Phase.MEASURE:
                     measured.append((step, res))

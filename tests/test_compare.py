@@ -19,7 +19,8 @@ def db(tmp_path_factory):
 
 def test_json_has_every_score_and_the_difference_to_the_first_run(db):
     doc = json.loads(run_cli("compare", "1", "2", "3", "--json", db=db).stdout)
-    assert doc["runs"] == [{"id": 1, "label": "#1 baseline"}, {"id": 2, "label": "#2 faster <i>one</i>"},
+    assert doc["runs"] == [{"id": 1, "label": "#1 baseline"},
+                           {"id": 2, "label": "#2 faster <i>one</i>"},
                            {"id": 3, "label": "#3 /dev/fake0"}]
     tests = {t["id"]: t["runs"] for t in doc["tests"]}
     assert list(tests) == ["rand-read-burst", "trim", "seq-write-states"]

@@ -93,8 +93,8 @@ def test_chart_specs_are_inline_with_units_on_every_axis(page):
     for name, spec in specs.items():
         titles = [t for t in axis_titles(spec) if t]
         assert titles, name
-        assert all(re.search(r"\((MB/s|GiB|QD|%|KiB|IOPS|ms|ops/s|K IOPS)\)$", t) for t in titles), \
-            (name, titles)
+        units = r"\((MB/s|GiB|QD|%|KiB|IOPS|ms|ops/s|K IOPS)\)$"
+        assert all(re.search(units, t) for t in titles), (name, titles)
 
 
 def chart_specs(html):
@@ -181,3 +181,15 @@ def test_user_mistakes_are_clear_errors(db, tmp_path):
     proc = run_cli("report", "1", "-o", tmp_path / "r.html", "--svg", tmp_path / "file", db=db,
                    check=False)
     assert proc.returncode == 2 and "cannot write the SVG charts" in proc.stderr
+
+
+def test_efficiency_columns_appear_when_energy_is_known(tmp_path):
+    db = tmp_path / "ssdlab.db"
+    synthetic_run(db, ["rand-read-burst"], mbps=100.0, energy_j=4.0)  # 1 s at 4 W
+    synthetic_run(db, ["rand-read-burst"], mbps=100.0)
+    with_energy, without = tmp_path / "a.html", tmp_path / "b.html"
+    run_cli("report", "1", "-o", with_energy, db=db)
+    run_cli("report", "2", "-o", without, db=db)
+    assert "<th>MB/s per W</th>" in with_energy.read_text()
+    assert "<td>4.00</td><td>25.1</td>" in with_energy.read_text()  # W, MB/s per W
+    assert "<th>MB/s per W</th>" not in without.read_text()

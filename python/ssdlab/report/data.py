@@ -78,4 +78,5 @@ def gather(store: Store, run_ids: list[int]) -> ReportData:
             steps = tuple(store.steps(run.run.id, record.seq))
             by_test.setdefault(record.test.id, []).append(TestRun(run, record, steps))
             titles.setdefault(record.test.id, record.test.title)
-    return ReportData(runs, tuple(TestGroup(t, titles[t], tuple(trs)) for t, trs in by_test.items()))
+    return ReportData(runs, tuple(TestGroup(test, titles[test], tuple(test_runs))
+                                  for test, test_runs in by_test.items()))

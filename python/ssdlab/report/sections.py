@@ -105,8 +105,8 @@ def _fill(group: TestGroup, labels: list[str]) -> ShapeView:
         phases = [{"kind": p.kind, "start_gib": p.start_gib, "end_gib": p.end_gib,
                    "mean_mbps": round(p.mean_mbps, 1)} for p in analysis.phases]
         findings.append(f"{tr.run.label}: {analysis.finding}")
-        charts.append(fill_curve(slug(group.id, "fill-curve", f"run-{tr.run.run.id}", f"step-{s.idx}"),
-                                 f"{group.id} · {tr.run.label}: MB/s per GiB written",
+        name = slug(group.id, "fill-curve", f"run-{tr.run.run.id}", f"step-{s.idx}")
+        charts.append(fill_curve(name, f"{group.id} · {tr.run.label}: MB/s per GiB written",
                                  rows, cache_end, phases, labels))
         cache_ends += cache_end
         curves += rows
