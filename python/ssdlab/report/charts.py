@@ -20,6 +20,7 @@ WIDTH = 640
 HEIGHT = 320
 MBPS_AXIS = "throughput (MB/s)"
 PHASE_COLOURS = {"cache": "#4c9f70", "native": "#e0a030", "folding": "#c0504d"}
+Rows = Sequence[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,13 @@ class Chart:
     title: str
     spec: dict[str, Any]
 
+    @property
+    def element_id(self) -> str:
+        return f"chart-{self.name}"
+
 
 def slug(*parts: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
-
-
-Rows = Sequence[dict[str, Any]]
 
 
 def _chart(name: str, title: str, chart: alt.TopLevelMixin, **datasets: Rows) -> Chart:
@@ -48,14 +50,14 @@ def _base(dataset: str) -> alt.Chart:
     return alt.Chart(alt.Data(name=dataset)).properties(width=WIDTH, height=HEIGHT)
 
 
-def _by_run(channel: type[alt.Color] | type[alt.Stroke], labels: Sequence[str]):
+def _by_run(channel: type[alt.Color] | type[alt.Stroke],
+            labels: Sequence[str]) -> alt.Color | alt.Stroke:
     """Runs on a colour channel whose domain is every run, so colours match across charts."""
     return channel("run:N", scale=alt.Scale(domain=list(labels)), title="run",
                    legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=600))
 
 
-def qd_scaling(name: str, title: str, rows: Sequence[dict[str, Any]],
-               labels: Sequence[str]) -> Chart:
+def qd_scaling(name: str, title: str, rows: Rows, labels: Sequence[str]) -> Chart:
     """Rows: run, qd, mbps. Queue depths double, so the QD axis is log 2."""
     qds = sorted({r["qd"] for r in rows})
     chart = _base("rows").mark_line(point=True).encode(
@@ -67,8 +69,7 @@ def qd_scaling(name: str, title: str, rows: Sequence[dict[str, Any]],
     return _chart(name, title, chart, rows=rows)
 
 
-def mix_curve(name: str, title: str, rows: Sequence[dict[str, Any]],
-              labels: Sequence[str]) -> Chart:
+def mix_curve(name: str, title: str, rows: Rows, labels: Sequence[str]) -> Chart:
     """Rows: run, read_share, mbps. Reviews draw the sweep from 100 % reads to 0 %."""
     chart = _base("rows").mark_line(point=True).encode(
         x=alt.X("read_share:Q", title="read share (%)", scale=alt.Scale(domain=[100, 0])),
@@ -77,8 +78,7 @@ def mix_curve(name: str, title: str, rows: Sequence[dict[str, Any]],
     return _chart(name, title, chart, rows=rows)
 
 
-def fill_curve(name: str, title: str, rows: Sequence[dict[str, Any]],
-               cache_ends: Sequence[dict[str, Any]], phases: Sequence[dict[str, Any]],
+def fill_curve(name: str, title: str, rows: Rows, cache_ends: Rows, phases: Rows,
                labels: Sequence[str]) -> Chart:
     """Rows: run, gib, mbps. Each run's estimated SLC cache end is a dashed rule
     (cache_ends: run, gib); phases (kind, start_gib, end_gib) are shaded, which
@@ -107,8 +107,7 @@ def fill_curve(name: str, title: str, rows: Sequence[dict[str, Any]],
     return _chart(name, title, chart, rows=rows, phases=phases, cache_ends=cache_ends)
 
 
-def block_size_lines(name: str, title: str, rows: Sequence[dict[str, Any]],
-                     labels: Sequence[str]) -> Chart:
+def block_size_lines(name: str, title: str, rows: Rows, labels: Sequence[str]) -> Chart:
     """Rows: run, pattern, kib, mbps; one panel per pattern, block size on a log 2 axis."""
     sizes = sorted({r["kib"] for r in rows})
     chart = alt.Chart(alt.Data(name="rows")).mark_line(point=True).encode(
@@ -121,7 +120,7 @@ def block_size_lines(name: str, title: str, rows: Sequence[dict[str, Any]],
     return _chart(name, title, chart, rows=rows)
 
 
-def grouped_bars(name: str, title: str, rows: Sequence[dict[str, Any]], axis_title: str,
+def grouped_bars(name: str, title: str, rows: Rows, axis_title: str,
                  labels: Sequence[str]) -> Chart:
     """Rows: run, group, value. One bar per run in each group, side by side."""
     groups = list(dict.fromkeys(r["group"] for r in rows))
