@@ -21,9 +21,11 @@ def compare_command(run_ids: RunIdsArgument, db: DbOption = None,
     if json_out:
         print_json(summary_json(data))
         return
-    table = Table("test", "primary score", *(escape(r.label) for r in data.runs))
-    for column in table.columns[2:]:
-        column.justify = "right"
+    table = Table()
+    table.add_column("test", no_wrap=True)  # the ids are what people look for
+    table.add_column("primary score")
+    for run in data.runs:
+        table.add_column(escape(run.label), justify="right")
     for row in score_rows(data):
         table.add_row(row.test, row.score_name,
                       *(f"{format_value(c)} {format_relative(c)}".strip() for c in row.cells))
