@@ -36,9 +36,10 @@ def test_json_has_every_score_and_the_difference_to_the_first_run(db):
 
 
 def test_table_shows_values_and_signed_differences(db):
-    out = run_cli("compare", "1", "latest", db=db).stdout
-    row = next(line for line in out.splitlines() if "rand-read-burst" in line)
-    assert "100.4 MB/s" in row and "50.2 MB/s -50.0 %" in row
+    lines = run_cli("compare", "1", "latest", db=db).stdout.splitlines()
+    at = next(k for k, line in enumerate(lines) if "rand-read-burst" in line)
+    assert "100.4 MB/s" in lines[at] and "50.2 MB/s" in lines[at]
+    assert "-50.0 %" in lines[at + 1]  # the difference under the value
     assert "faster" not in out  # run 2 was not asked for
 
 

@@ -28,5 +28,5 @@ def compare_command(run_ids: RunIdsArgument, db: DbOption = None,
         table.add_column(escape(run.label), justify="right")
     for row in score_rows(data):
         table.add_row(row.test, row.score_name,
-                      *(f"{format_value(c)} {format_relative(c)}".strip() for c in row.cells))
+                      *(f"{format_value(c)}\n{format_relative(c)}".strip() for c in row.cells))
     console.print(table)
