@@ -80,9 +80,9 @@ def test_report_structure_snapshot(page):
     assert got["test-mixed-random"] == ("mix", 2, [40, 2])           # 11 mixes, 9 with 2 dirs
     assert got["test-whole-drive-fill"] == ("fill", 5, [3, 3])       # compared + 1 per run + score
     assert got["test-bs-sweep"] == ("bs", 2, [48, 1])
-    assert got["test-seq-write-states"] == ("generic", 2, [3, 1])
-    assert got["test-max-write-latency"] == ("generic", 2, [5, 1])
-    assert got["test-trim"] == ("generic", 2, [3, 1])
+    assert got["test-seq-write-states"] == ("states", 3, [3, 1])   # per state, per second
+    assert got["test-max-write-latency"] == ("cases", 2, [5, 1])
+    assert got["test-trim"] == ("trim", 3, [3, 1])                 # latency, writes around
     assert got["conditions"][0] is None and len(got["conditions"][2]) == 3
 
 
@@ -93,7 +93,7 @@ def test_chart_specs_are_inline_with_units_on_every_axis(page):
     for name, spec in specs.items():
         titles = [t for t in axis_titles(spec) if t]
         assert titles, name
-        units = r"\((MB/s|GiB|QD|%|KiB|IOPS|ms|ops/s|K IOPS)\)$"
+        units = r"\((MB/s|GiB|QD|%|KiB|IOPS|ms|µs|s|ops/s|K IOPS)\)$"
         assert all(re.search(units, t) for t in titles), (name, titles)
 
 

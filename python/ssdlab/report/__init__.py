@@ -4,6 +4,9 @@
     summary   the primary-score table, shared with `ssdlab compare`
     charts    Vega-Lite chart specs (altair), units on every axis
     sections  the section of each test, chosen by the shape of its measured steps
+    lab_sections  the shapes of the lab and enterprise tests (registered here)
     page      the HTML page (jinja2, autoescaped), with Vega inlined
     export    the charts as PNG and SVG files
 """
+
+from ssdlab.report import lab_sections  # noqa: E402,F401  registers its section shapes

@@ -131,3 +131,18 @@ def grouped_bars(name: str, title: str, rows: Rows, axis_title: str,
         tooltip=["run:N", "group:N", alt.Tooltip("value:Q", format=",.2f")],
     ).properties(height=alt.Step(max(8, 24 // max(1, len(labels)))))
     return _chart(name, title, chart, rows=rows)
+
+
+def time_series(name: str, title: str, rows: Rows, axis_title: str, panel: str,
+                labels: Sequence[str]) -> Chart:
+    """Rows: run, `panel`, t_s, value; one panel per value of `panel` (a fill state),
+    seconds into the step on the x axis: how steady the drive stays."""
+    panels = list(dict.fromkeys(r[panel] for r in rows))
+    chart = alt.Chart(alt.Data(name="rows")).mark_line(strokeWidth=1.2).encode(
+        x=alt.X("t_s:Q", title="time into the step (s)"),
+        y=alt.Y("value:Q", title=axis_title), color=_by_run(alt.Color, labels),
+        tooltip=["run:N", f"{panel}:N", alt.Tooltip("t_s:Q", format=".1f"),
+                 alt.Tooltip("value:Q", format=",.2f")],
+    ).properties(width=WIDTH // 2 - 20, height=HEIGHT * 2 // 3).facet(
+        facet=alt.Facet(f"{panel}:N", title=None, sort=panels), columns=2)
+    return _chart(name, title, chart, rows=rows)

@@ -89,7 +89,7 @@ def _section(group: TestGroup, labels: list[str]) -> Section:
                    tables=(_step_table(group), _conditions_table(group)))
 
 
-def _distinct(steps: Sequence[StepRecord], key: Callable[[StepRecord], object]) -> int:
+def distinct(steps: Sequence[StepRecord], key: Callable[[StepRecord], object]) -> int:
     return len({key(s) for s in steps} - {None})
 
 
@@ -117,7 +117,7 @@ def _fill(group: TestGroup, labels: list[str]) -> ShapeView:
     return ShapeView(charts, findings)
 
 
-@shape("mix", lambda steps: _distinct(steps, lambda s: s.step.rwmixread) > 1)
+@shape("mix", lambda steps: distinct(steps, lambda s: s.step.rwmixread) > 1)
 def _mix(group: TestGroup, labels: list[str]) -> ShapeView:
     rows = [{"run": tr.run.label, "read_share": s.step.rwmixread, "mbps": round(s.result.mbps, 2)}
             for tr, s in group.measured if s.step.rwmixread is not None]
@@ -125,8 +125,8 @@ def _mix(group: TestGroup, labels: list[str]) -> ShapeView:
                                 f"{group.id}: MB/s per read share", rows, labels)], [])
 
 
-@shape("qd", lambda steps: _distinct(steps, lambda s: s.step.iodepth) > 1
-       and _distinct(steps, lambda s: (s.step.rw, s.step.bs)) == 1)
+@shape("qd", lambda steps: distinct(steps, lambda s: s.step.iodepth) > 1
+       and distinct(steps, lambda s: (s.step.rw, s.step.bs)) == 1)
 def _queue_depths(group: TestGroup, labels: list[str]) -> ShapeView:
     rows = [{"run": tr.run.label, "qd": s.step.iodepth, "mbps": round(s.result.mbps, 2)}
             for tr, s in group.measured]
@@ -135,7 +135,7 @@ def _queue_depths(group: TestGroup, labels: list[str]) -> ShapeView:
 
 
 # Two block sizes are a couple of cases (4 KiB and 512 B latency), not a sweep.
-@shape("bs", lambda steps: _distinct(steps, lambda s: s.step.bs) >= 3)
+@shape("bs", lambda steps: distinct(steps, lambda s: s.step.bs) >= 3)
 def _block_sizes(group: TestGroup, labels: list[str]) -> ShapeView:
     rows = [{"run": tr.run.label, "pattern": f"{s.step.rw.value} QD{s.step.iodepth}",
              "kib": s.step.bs / KiB, "mbps": round(s.result.mbps, 2)}
@@ -150,7 +150,7 @@ def _generic(group: TestGroup, labels: list[str]) -> ShapeView:
     if all(len(tr.measured) <= 1 for tr in group.runs):
         return ShapeView([], [])
     moved = any(s.result.bytes for _, s in group.measured)
-    rows = [{"run": tr.run.label, "group": _step_name(s),
+    rows = [{"run": tr.run.label, "group": step_name(s),
              "value": round(s.result.mbps if moved else s.result.iops, 2)}
             for tr, s in group.measured]
     axis = "throughput (MB/s)" if moved else "I/O rate (IOPS)"
@@ -158,7 +158,7 @@ def _generic(group: TestGroup, labels: list[str]) -> ShapeView:
                                    rows, axis, labels)], [])
 
 
-def _step_name(record: StepRecord) -> str:
+def step_name(record: StepRecord) -> str:
     state = record.step.fill_state
     return record.step.label + (f" [{state}]" if state and state not in record.step.label else "")
 
@@ -187,7 +187,7 @@ def _step_table(group: TestGroup) -> Table:
     rows = []
     for tr, s in group.measured:
         for direction, d in s.result.directions.items():
-            row = (tr.run.label, _step_name(s), _clock(s.result.started_at), direction,
+            row = (tr.run.label, step_name(s), _clock(s.result.started_at), direction,
                    f"{d.iops:,.0f}", f"{d.mbps:,.1f}", *_latencies_us(d))
             if energy:
                 row += _efficiency(s)
