@@ -86,6 +86,7 @@ fn step_from(d: &Bound<'_, PyDict>) -> PyResult<ssdsim::Step> {
         duty_cycle: get(d, "duty_cycle")?,
         idle_after: get(d, "idle_after")?.unwrap_or(0.0),
         per_gib_series: get(d, "per_gib_series")?.unwrap_or(false),
+        rate_iops: get(d, "rate_iops")?,
         purge: get(d, "purge")?.unwrap_or(false),
     })
 }
@@ -120,6 +121,7 @@ fn counters_to<'py>(py: Python<'py>, c: &ssdsim::Counters) -> PyResult<Bound<'py
     out.set_item("free_superblocks", c.free_superblocks)?;
     out.set_item("superblocks", c.superblocks)?;
     out.set_item("mapped_bytes", c.mapped_bytes)?;
+    out.set_item("rmw_reads", c.rmw_reads)?;
     Ok(out)
 }
 

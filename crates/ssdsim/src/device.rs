@@ -92,6 +92,7 @@ pub struct Raw {
     pub gc_sbs: u64,
     pub fold_sbs: u64,
     pub erases: u64,
+    pub rmw_reads: u64,
 }
 
 impl Device {
@@ -175,6 +176,38 @@ impl Device {
         }
         self.erase_pending(arrival);
         done + self.write_lat_ns
+    }
+
+    /// Write `bytes` at byte offset `off`, issued at `t`; returns the completion time.
+    /// A mapping unit the write covers only in part must be merged with its current
+    /// data before the whole unit is programmed again: when that data is on NAND it is
+    /// read first (a read-modify-write), so such a write completes after a NAND read.
+    pub fn write_at(&mut self, off: u64, bytes: u64, t: u64) -> u64 {
+        let (first, end) = (off / UNIT, off + bytes);
+        let last = end.div_ceil(UNIT) - 1;
+        let mut ready = t;
+        if !off.is_multiple_of(UNIT) || end < (first + 1) * UNIT {
+            ready = ready.max(self.merge_read(first, t));
+        }
+        if !end.is_multiple_of(UNIT) && last != first {
+            ready = ready.max(self.merge_read(last, t));
+        }
+        self.write(first, (last + 1 - first) as u32, bytes, ready)
+    }
+
+    /// When the old data of a unit about to be partly overwritten is ready to merge:
+    /// after a NAND read when it is on NAND; at once when the unit is unmapped (zeroes)
+    /// or still in the write buffer.
+    fn merge_read(&mut self, lba: u64, t: u64) -> u64 {
+        let ppa = self.ftl.l2p(lba as usize);
+        if ppa == NONE || self.ftl.in_open_pu(ppa) {
+            return t;
+        }
+        self.counters.rmw_reads += 1;
+        self.nand.prune(t);
+        let sb = self.ftl.geo.superblock_of(ppa);
+        let die = self.ftl.geo.die_of_pu(self.ftl.geo.pu_of(ppa));
+        self.nand.read(die, self.ftl.slc[sb as usize], 1, t)
     }
 
     /// Read `units` units from `lba`; returns the completion time.
@@ -610,6 +643,7 @@ impl Device {
             free_superblocks: self.ftl.free_sbs(),
             superblocks: self.ftl.geo.superblocks,
             mapped_bytes: self.ftl.mapped * UNIT,
+            rmw_reads: r.rmw_reads,
         }
     }
 

@@ -3,7 +3,8 @@
 //! A small geometry (32 superblocks of 48 units, 60 % of raw capacity as user
 //! space) makes garbage collection and folding run constantly. After every
 //! operation the FTL invariants hold, and every read returns the version last
-//! written (the version stamp of its page) or "unmapped" after a TRIM.
+//! written (the version stamp of its page) or "unmapped" after a TRIM. Writes of
+//! 512 B sectors that cover units in part (read-modify-write) are among them.
 
 use crate::config::tests::small;
 use crate::config::{CacheKind, DriveConfig};
@@ -14,6 +15,8 @@ use proptest::prelude::*;
 #[derive(Debug, Clone)]
 enum Action {
     Write(u32, u32),
+    /// (unit, first sector in it, sectors): a write that covers units in part
+    SectorWrite(u32, u32, u32),
     Trim(u32, u32),
     Read(u32),
     Idle(u32),
@@ -22,6 +25,7 @@ enum Action {
 fn action(n: u32) -> impl Strategy<Value = Action> {
     prop_oneof![
         6 => (0..n, 1..9u32).prop_map(|(l, k)| Action::Write(l, k)),
+        2 => (0..n, 0..8u32, 1..9u32).prop_map(|(l, s, k)| Action::SectorWrite(l, s, k)),
         1 => (0..n, 1..20u32).prop_map(|(l, k)| Action::Trim(l, k)),
         3 => (0..n).prop_map(Action::Read),
         1 => (1..50u32).prop_map(Action::Idle),
@@ -81,6 +85,15 @@ proptest! {
                     let last = dev.seq;
                     for i in 0..k {
                         expect[(l + i) as usize] = last - (k - 1 - i) as u64;
+                    }
+                }
+                Action::SectorWrite(l, sector, sectors) => {
+                    let off = (l % n) as u64 * 4096 + sector as u64 * 512;
+                    let bytes = (sectors as u64 * 512).min(n as u64 * 4096 - off);
+                    t = dev.write_at(off, bytes, t);
+                    let (first, last) = (off / 4096, (off + bytes).div_ceil(4096) - 1);
+                    for u in first..=last {
+                        expect[u as usize] = dev.seq - (last - u);
                     }
                 }
                 Action::Trim(l, k) => {

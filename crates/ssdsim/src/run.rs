@@ -6,7 +6,8 @@
 //! uniformly random block-aligned offsets from a seeded PRNG; a mix picks the
 //! direction of each command with probability `rwmixread`), issued whenever
 //! one of the `iodepth` slots is free, and stop at the byte limit or the time
-//! limit, whichever comes first. With bursts, the drive idles after each burst
+//! limit, whichever comes first; with `rate_iops`, no closer together than
+//! 1 / rate, the gaps given to the drive as idle. With bursts, the drive idles after each burst
 //! so that busy / (busy + idle) = duty cycle; then it idles `idle_after`.
 //! Idle time is given to the drive for folding and garbage collection.
 
@@ -138,7 +139,11 @@ impl Drive {
 
         // A step that writes a large part of the drive will touch most of the mapping
         // tables: let the kernel provide their pages on another core meanwhile.
-        if step.rw != Op::Read && step.rw != Op::RandRead && step.rw != Op::Trim && step.bytes_limit() >= self.user_bytes() / 4 {
+        if step.rw != Op::Read
+            && step.rw != Op::RandRead
+            && step.rw != Op::Trim
+            && step.bytes_limit() >= self.user_bytes() / 4
+        {
             self.dev.ftl.prefault();
         }
         let bs = step.bs;
@@ -172,6 +177,9 @@ impl Drive {
         let bursts = step.bursts_count();
         let burst_limit = step.burst_bytes.unwrap_or(step.bytes_limit());
         let runtime_ns = step.runtime.map(|r| (r * NS) as u64).unwrap_or(u64::MAX);
+        // Like fio's rate_iops, the time waited between commands counts in the step's
+        // busy time, so IOPS = commands / runtime comes out at the rate.
+        let period_ns = step.rate_iops.map(|r| (NS / r as f64) as u64);
         let mut busy_total = 0u64;
         let mut idle_total = 0u64;
         let mut bursts_done = 0;
@@ -192,11 +200,20 @@ impl Drive {
             }
             let mut issued = 0u64;
             let mut end = start;
+            let mut next_issue = start;
             while issued < burst_limit {
-                let Reverse(ti) = heap.pop().expect("qd >= 1");
+                let Reverse(slot) = heap.pop().expect("qd >= 1");
+                // A rate-limited step issues no earlier than its next slot in time.
+                let ti = slot.max(next_issue);
                 if ti >= deadline {
-                    heap.push(Reverse(ti));
+                    heap.push(Reverse(slot));
                     break;
+                }
+                if let Some(period) = period_ns {
+                    next_issue = ti + period;
+                    if ti > max_done {
+                        self.dev.idle(max_done, ti); // nothing outstanding: the drive's own time
+                    }
                 }
                 let (dir, block) = ahead[head];
                 let new = gen.next(&mut self.rng);
@@ -212,7 +229,7 @@ impl Drive {
                 let units = ((off % UNIT + bs).div_ceil(UNIT)) as u32;
                 let done = match dir {
                     Dir::Read => self.dev.read(lba, units, bs, ti),
-                    Dir::Write => self.dev.write(lba, units, bs, ti),
+                    Dir::Write => self.dev.write_at(off, bs, ti),
                     Dir::Trim => self.dev.trim(lba, units as u64, ti),
                 };
                 issued += bs;
@@ -362,6 +379,7 @@ fn delta(a: &Counters, b: &Counters) -> Counters {
         gc_bytes: b.gc_bytes - a.gc_bytes,
         fold_bytes: b.fold_bytes - a.fold_bytes,
         gc_superblocks: b.gc_superblocks - a.gc_superblocks,
+        rmw_reads: b.rmw_reads - a.rmw_reads,
         fold_superblocks: b.fold_superblocks - a.fold_superblocks,
         erases: b.erases - a.erases,
         ..*b

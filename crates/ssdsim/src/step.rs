@@ -67,6 +67,9 @@ pub struct Step {
     pub idle_after: f64,
     /// Report the throughput of every segment written (whole-drive fill).
     pub per_gib_series: bool,
+    /// fio's rate_iops: issue at most this many commands per second, evenly spaced
+    /// (a light load); the time between them is host idle the drive may use.
+    pub rate_iops: Option<u64>,
     /// Purge instead of I/O: return the drive to fresh-out-of-box (full TRIM); I/O fields are ignored.
     pub purge: bool,
 }
@@ -88,6 +91,7 @@ impl Step {
             duty_cycle: None,
             idle_after: 0.0,
             per_gib_series: false,
+            rate_iops: None,
             purge: false,
         }
     }
@@ -131,6 +135,10 @@ impl Step {
     }
     pub fn per_gib(mut self) -> Step {
         self.per_gib_series = true;
+        self
+    }
+    pub fn rate(mut self, iops: u64) -> Step {
+        self.rate_iops = Some(iops);
         self
     }
 
@@ -187,6 +195,9 @@ impl Step {
             if !(d > 0.0 && d <= 1.0) {
                 return Err(format!("step {l}: duty_cycle must be in (0, 1]"));
             }
+        }
+        if self.rate_iops == Some(0) {
+            return Err(format!("step {l}: rate_iops must be > 0"));
         }
         if !(self.idle_after.is_finite() && self.idle_after >= 0.0) {
             return Err(format!("step {l}: idle_after must be >= 0"));
@@ -310,6 +321,8 @@ pub struct Counters {
     pub superblocks: u32,
     /// Mapped user data, bytes.
     pub mapped_bytes: u64,
+    /// NAND reads of old data to merge writes smaller than a 4 KiB mapping unit.
+    pub rmw_reads: u64,
 }
 
 /// The outcome of one step.
