@@ -94,6 +94,11 @@ def test_the_simulated_drive_shows_fill_states_and_trim_at_scale_1(tmp_path):
     assert s["seq-write-states"]["by_state"]["90% filled"]["stability"]["points"] >= 10
     assert s["trim"]["write_after_mbps"] > s["trim"]["write_before_mbps"]
     assert s["trim"]["trim_ops"] == 119     # 7.4 GiB in 64 MiB ranges
+    cases = s["max-write-latency"]["by_case"]
+    light = cases["light load 10 IOPS 4 KiB"]
+    assert light["write_ios"] == 600 and 9.5 <= light["write_iops"] <= 10.5   # 10 IOPS, 1 minute
+    # a 512 B write over data merges with the 4 KiB unit's old data: a NAND read first
+    assert cases["512 B QD1 at 10% filled"]["mean_us"] > 2 * cases["4 KiB QD1"]["mean_us"]
 
 
 def test_trim_on_a_file_target_punches_holes_and_says_so(scratch):
