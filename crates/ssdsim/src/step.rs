@@ -228,9 +228,10 @@ impl Step {
         }
     }
 
-    /// The most bytes the step can transfer.
+    /// The most bytes the step transfers: `io_size`, else the span once in whole
+    /// blocks (fio rounds a span down to a multiple of the block size).
     pub fn bytes_limit(&self) -> u64 {
-        self.io_size.unwrap_or(self.size)
+        self.io_size.unwrap_or(self.size / self.bs * self.bs)
     }
 }
 

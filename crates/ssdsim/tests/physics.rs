@@ -451,3 +451,15 @@ fn tightest_over_provisioning_survives_heavy_overwrites() {
         assert_eq!(d.counters().mapped_bytes, span, "cache {cache}");
     }
 }
+
+#[test]
+fn a_span_is_transferred_once_in_whole_blocks_like_fio() {
+    // fio rounds a span down to whole blocks: 2.5 MiB at bs=1M is 2 writes, not a third
+    // that wraps to the start.
+    let mut d = Drive::new(tiny(NO_CACHE)).unwrap();
+    for op in [Op::Write, Op::Trim, Op::Read] {
+        let r = d.run(&Step::new("x", op, MIB, 5 * MIB / 2)).unwrap();
+        let dir = [&r.write, &r.trim, &r.read].into_iter().flatten().next().unwrap();
+        assert_eq!((dir.ios, dir.bytes), (2, 2 * MIB), "{op:?}");
+    }
+}
