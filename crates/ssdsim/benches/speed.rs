@@ -46,14 +46,12 @@ fn drive(preset: &str) -> Drive {
 
 fn fill(preset: &str) {
     let mut d = drive(preset);
-    let span = d.user_bytes() / (128 * KIB) * (128 * KIB);
+    let span = d.whole_span(128 * KIB);
     let w = Instant::now();
     let (u0, s0) = cpu_us();
     let r = d
         .run(
-            &Step::new("fill", Op::Write, 128 * KIB, span)
-                .qd(32)
-                .per_gib(),
+            &Step::fill("fill", span),
         )
         .unwrap();
     let wall = w.elapsed().as_secs_f64();
@@ -74,7 +72,7 @@ fn fill(preset: &str) {
 
 fn steady(preset: &str) {
     let mut d = drive(preset);
-    let span = d.user_bytes() / (128 * KIB) * (128 * KIB);
+    let span = d.whole_span(128 * KIB);
     d.run(&Step::new("fill", Op::Write, 128 * KIB, span).qd(32))
         .unwrap();
     let span4 = d.user_bytes() / (4 * KIB) * (4 * KIB);

@@ -28,18 +28,12 @@ fn max_rss_mib() -> f64 {
     0.0
 }
 
-fn whole(d: &Drive, bs: u64) -> u64 {
-    d.user_bytes() / bs * bs
-}
-
 fn fill(d: &mut Drive) {
-    let span = whole(d, 128 * KIB);
+    let span = d.whole_span(128 * KIB);
     let w = Instant::now();
     let r = d
         .run(
-            &Step::new("fill", Op::Write, 128 * KIB, span)
-                .qd(32)
-                .per_gib(),
+            &Step::fill("fill", span),
         )
         .unwrap();
     let wall = w.elapsed().as_secs_f64();
@@ -88,7 +82,7 @@ fn calib(d: &mut Drive) {
         .unwrap();
     let rw = d
         .run(
-            &Step::new("rand write", Op::RandWrite, 4 * KIB, whole(d, 4 * KIB))
+            &Step::new("rand write", Op::RandWrite, 4 * KIB, d.whole_span(4 * KIB))
                 .qd(32)
                 .runtime(1.0)
                 .idle_after(60.0),
@@ -122,10 +116,10 @@ fn calib(d: &mut Drive) {
 }
 
 fn randwrite(d: &mut Drive) {
-    let span = whole(d, 128 * KIB);
+    let span = d.whole_span(128 * KIB);
     d.run(&Step::new("fill", Op::Write, 128 * KIB, span).qd(32))
         .unwrap();
-    let span4 = whole(d, 4 * KIB);
+    let span4 = d.whole_span(4 * KIB);
     // reach steady state: a full drive's worth of random writes
     let w = Instant::now();
     let warm = d
@@ -159,10 +153,10 @@ fn randwrite(d: &mut Drive) {
 }
 
 fn steady(d: &mut Drive, gib: u64) {
-    let span = whole(d, 128 * KIB);
+    let span = d.whole_span(128 * KIB);
     d.run(&Step::new("fill", Op::Write, 128 * KIB, span).qd(32))
         .unwrap();
-    let span4 = whole(d, 4 * KIB);
+    let span4 = d.whole_span(4 * KIB);
     let w = Instant::now();
     let r = d
         .run(

@@ -205,9 +205,16 @@ impl Device {
         }
         self.counters.rmw_reads += 1;
         self.nand.prune(t);
+        self.nand_read(ppa, 1, t)
+    }
+
+    /// Sense `n` units of the program unit holding `ppa` on its die, in the cell mode
+    /// its superblock was written in, from `t`; returns when the data is out.
+    #[inline]
+    fn nand_read(&mut self, ppa: Ppa, n: u32, t: u64) -> u64 {
         let sb = self.ftl.geo.superblock_of(ppa);
         let die = self.ftl.geo.die_of_pu(self.ftl.geo.pu_of(ppa));
-        self.nand.read(die, self.ftl.slc[sb as usize], 1, t)
+        self.nand.read(die, self.ftl.slc[sb as usize], n, t)
     }
 
     /// Read `units` units from `lba`; returns the completion time.
@@ -240,9 +247,7 @@ impl Device {
             if self.ftl.in_open_pu(ppa) {
                 continue; // still in the write buffer
             }
-            let sb = self.ftl.geo.superblock_of(ppa);
-            let die = self.ftl.geo.die_of_pu(self.ftl.geo.pu_of(ppa));
-            let r = self.nand.read(die, self.ftl.slc[sb as usize], n, tr);
+            let r = self.nand_read(ppa, n, tr);
             ready = ready.max(r);
         }
         let d = self.link_ns(bytes);

@@ -98,6 +98,11 @@ impl Drive {
         self.dev.geo().user_units * UNIT
     }
 
+    /// The whole drive in whole blocks of `bs` bytes: the span of a whole-drive step.
+    pub fn whole_span(&self, bs: u64) -> u64 {
+        self.user_bytes() / bs * bs
+    }
+
     /// Virtual time since the drive was created, seconds.
     pub fn now_s(&self) -> f64 {
         self.now as f64 / NS

@@ -96,6 +96,12 @@ impl Step {
         }
     }
 
+    /// The whole-drive-fill shape of METHODOLOGY.md: 128 KiB sequential writes at QD32
+    /// over `span`, with the throughput of every segment written.
+    pub fn fill(label: &str, span: u64) -> Step {
+        Step::new(label, Op::Write, 128 * 1024, span).qd(32).per_gib()
+    }
+
     /// A purge step.
     pub fn purge(label: &str) -> Step {
         Step {

@@ -37,7 +37,7 @@ fn seq_write_len(d: &mut Drive, offset: u64, len: u64) -> f64 {
 }
 
 fn rand_write_iops(d: &mut Drive) -> f64 {
-    let span = whole(d, 4 * KIB);
+    let span = d.whole_span(4 * KIB);
     let r = d
         .run(
             &Step::new("rand write", Op::RandWrite, 4 * KIB, span)
@@ -139,12 +139,10 @@ fn wd_black_2018_spec_sheet() {
 #[test]
 fn wd_black_cache_is_about_20_gb_and_fixed() {
     let mut d = Drive::new(preset("wd-black-2018-1tb")).unwrap();
-    let span = whole(&d, 128 * KIB);
+    let span = d.whole_span(128 * KIB);
     let r = d
         .run(
-            &Step::new("fill", Op::Write, 128 * KIB, span)
-                .qd(32)
-                .per_gib(),
+            &Step::fill("fill", span),
         )
         .unwrap();
     within(
@@ -166,10 +164,7 @@ fn wd_black_cache_is_about_20_gb_and_fixed() {
     let half = fill_to(&mut d, 0.5, 120.0);
     let r = d
         .run(
-            &Step::new("fill", Op::Write, 128 * KIB, 64 * GIB)
-                .offset(half)
-                .qd(32)
-                .per_gib(),
+            &Step::fill("fill", 64 * GIB).offset(half),
         )
         .unwrap();
     within(
@@ -187,12 +182,10 @@ fn wd_black_cache_is_about_20_gb_and_fixed() {
 #[test]
 fn sn850_cache_is_a_third_of_free_space() {
     let mut d = Drive::new(preset("wd-sn850-1tb")).unwrap();
-    let span = whole(&d, 128 * KIB);
+    let span = d.whole_span(128 * KIB);
     let r = d
         .run(
-            &Step::new("fill", Op::Write, 128 * KIB, span)
-                .qd(32)
-                .per_gib(),
+            &Step::fill("fill", span),
         )
         .unwrap();
     let free = d.user_bytes() as f64 / 1e9;
@@ -238,10 +231,7 @@ fn sn850_cache_is_a_third_of_free_space() {
     let half = fill_to(&mut d, 0.5, 600.0);
     let r = d
         .run(
-            &Step::new("fill", Op::Write, 128 * KIB, 256 * GIB)
-                .offset(half)
-                .qd(32)
-                .per_gib(),
+            &Step::fill("fill", 256 * GIB).offset(half),
         )
         .unwrap();
     let free = (d.user_bytes() - half) as f64 / 1e9;
@@ -268,7 +258,7 @@ fn sn850_recovers_after_trim() {
         nearly_full < 0.75 * fresh,
         "90 % filled {nearly_full} vs 10 % filled {fresh}"
     );
-    let half = whole(&d, GIB) / 2 / GIB * GIB;
+    let half = d.whole_span(GIB) / 2 / GIB * GIB;
     d.run(
         &Step::new("trim half", Op::Trim, GIB, half)
             .offset(half)

@@ -256,9 +256,7 @@ fn per_gib_series_uses_the_fio_segment_rule() {
     let mut d = Drive::new(tiny(SLC_FOLD)).unwrap();
     let r = d
         .run(
-            &Step::new("f", Op::Write, 128 * KIB, 200 * MIB)
-                .qd(32)
-                .per_gib(),
+            &Step::fill("f", 200 * MIB),
         )
         .unwrap();
     assert_eq!(r.per_gib.len(), 16); // 200 MiB / 16 = 12.5 -> 12 MiB segments, 16 whole ones
@@ -281,7 +279,7 @@ fn per_gib_series_uses_the_fio_segment_rule() {
 #[test]
 fn trim_unmaps_and_purge_restores_fresh_state() {
     let mut d = Drive::new(tiny(SLC_FOLD)).unwrap();
-    let span = whole(&d, 128 * KIB);
+    let span = d.whole_span(128 * KIB);
     d.run(&Step::new("f", Op::Write, 128 * KIB, span).qd(32))
         .unwrap();
     assert!(d.counters().mapped_bytes >= span);
@@ -318,11 +316,11 @@ fn runs_are_deterministic() {
 #[test]
 fn random_overwrites_amplify_writes_and_sequential_do_not() {
     let mut d = Drive::new(tiny(NO_CACHE)).unwrap();
-    let span = whole(&d, 4 * KIB);
-    d.run(&Step::new("f", Op::Write, 128 * KIB, whole(&d, 128 * KIB)).qd(32))
+    let span = d.whole_span(4 * KIB);
+    d.run(&Step::new("f", Op::Write, 128 * KIB, d.whole_span(128 * KIB)).qd(32))
         .unwrap();
     let s = d
-        .run(&Step::new("seq", Op::Write, 128 * KIB, whole(&d, 128 * KIB)).qd(32))
+        .run(&Step::new("seq", Op::Write, 128 * KIB, d.whole_span(128 * KIB)).qd(32))
         .unwrap();
     assert!(
         s.counters.write_amplification < 1.05,
@@ -419,7 +417,7 @@ fn every_preset_respects_its_ceilings() {
 fn idle_gc_does_not_churn_on_a_full_sequentially_written_drive() {
     // Free space below the idle threshold but nothing to gain: a long idle must not move data.
     let mut d = Drive::new(tiny(NO_CACHE)).unwrap();
-    d.run(&Step::new("f", Op::Write, 128 * KIB, whole(&d, 128 * KIB)).qd(32))
+    d.run(&Step::new("f", Op::Write, 128 * KIB, d.whole_span(128 * KIB)).qd(32))
         .unwrap();
     let r = d
         .run(&Step::new("idle", Op::Read, 128 * KIB, 128 * KIB).idle_after(600.0))
@@ -442,7 +440,7 @@ fn tightest_over_provisioning_survives_heavy_overwrites() {
         }
         cfg.validate().unwrap();
         let mut d = Drive::new(cfg).unwrap();
-        let span = whole(&d, 128 * KIB);
+        let span = d.whole_span(128 * KIB);
         d.run(&Step::new("f", Op::Write, 128 * KIB, span).qd(32)).unwrap();
         d.run(&Step::new("r", Op::RandWrite, 4 * KIB, span).qd(32).io_size(2 * span).idle_after(1.0)).unwrap();
         d.run(&Step::new("s", Op::Write, 128 * KIB, span).qd(8)).unwrap();

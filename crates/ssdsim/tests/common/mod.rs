@@ -14,10 +14,6 @@ pub fn preset(name: &str) -> DriveConfig {
     DriveConfig::from_file(&p).unwrap_or_else(|e| panic!("{e}"))
 }
 
-pub fn whole(d: &Drive, bs: u64) -> u64 {
-    d.user_bytes() / bs * bs
-}
-
 /// Write the first `frac` of the drive sequentially (128 KiB, QD32), then idle `idle_s`.
 pub fn fill_to(d: &mut Drive, frac: f64, idle_s: f64) -> u64 {
     let bytes = ((d.user_bytes() as f64 * frac) as u64) / (128 * KIB) * (128 * KIB);
