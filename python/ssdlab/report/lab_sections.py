@@ -32,8 +32,9 @@ def _trim(group: TestGroup, labels: list[str]) -> ShapeView:
         trim = next((s for s in steps if s.step.rw is Op.TRIM), None)
         if trim is None or trim.result.trim is None:
             continue
-        before = [s for s in steps[:steps.index(trim)] if s.step.rw is not Op.TRIM]
-        after = [s for s in steps[steps.index(trim) + 1:] if s.step.rw is not Op.TRIM]
+        at = steps.index(trim)
+        before = [s for s in steps[:at] if s.step.rw is not Op.TRIM]
+        after = [s for s in steps[at + 1:] if s.step.rw is not Op.TRIM]
         # the writes just before and just after the TRIM
         for when, nearest in (("before TRIM", before[-1:]), ("after TRIM", after[:1])):
             writes += [{"run": tr.run.label, "group": when, "value": round(s.result.mbps, 2)}
