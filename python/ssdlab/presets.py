@@ -1,28 +1,35 @@
-"""Simulator presets: drives/*.toml (a simulated drive each), or a user's own file.
+"""Simulator presets: ssdlab/drives/*.toml (a simulated drive each), or a user's own file.
 
 `sim:NAME` names a built-in preset (`ssdlab drives` lists them); `sim:PATH`
 (anything with a slash or ending in .toml) is a preset file of the same form.
-The simulator validates a preset when it builds the drive: an unknown key, a
-missing field or an impossible value is refused with a message naming it.
+The built-in presets are package data, read through importlib.resources, so an
+installed wheel finds them as a source checkout does (the checkout's top-level
+`drives` is a link to the same directory). The simulator validates a preset
+when it builds the drive: an unknown key, a missing field or an impossible
+value is refused with a message naming it. What each value means and where it
+comes from: docs/simulator.md.
 """
 
 from __future__ import annotations
 
 import hashlib
+import stat
 import tomllib
 from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from ssdlab.errors import SsdlabError
+from ssdlab.text import read_text_file
 
-# The presets live beside the package in a source checkout (make demo / make test).
-DRIVES_DIR = Path(__file__).resolve().parents[2] / "drives"
+BUILTIN_DIR = resources.files("ssdlab") / "drives"
 
 
 @dataclass(frozen=True)
 class Preset:
     name: str          # the built-in name, or the file's path
-    path: Path
+    path: Path | Traversable
     text: str          # the TOML, stored with a run so a resume uses the very same drive
 
     @property
@@ -39,22 +46,33 @@ class Preset:
 
 
 def builtin_names() -> list[str]:
-    return sorted(p.stem for p in DRIVES_DIR.glob("*.toml"))
+    return sorted(entry.name.removesuffix(".toml") for entry in BUILTIN_DIR.iterdir()
+                  if entry.name.endswith(".toml"))
 
 
 def load_preset(spec: str) -> Preset:
     """A built-in preset by name, or a preset file by path."""
     if "/" in spec or spec.endswith(".toml"):
         path = Path(spec).expanduser()
-        name = spec
-    else:
-        path = DRIVES_DIR / f"{spec}.toml"
-        name = spec
-        if not path.is_file():
-            raise SsdlabError(f"unknown simulated drive {spec!r}: `ssdlab drives` lists the presets "
-                              f"({', '.join(builtin_names())}), or give a preset file as sim:path/to/drive.toml")
+        return Preset(name=spec, path=path, text=read_preset_file(path))
+    if spec not in builtin_names():
+        raise SsdlabError(f"unknown simulated drive {spec!r}: `ssdlab drives` lists the presets "
+                          f"({', '.join(builtin_names())}), or give a preset file as sim:path/to/drive.toml")
+    path = BUILTIN_DIR / f"{spec}.toml"
+    return Preset(name=spec, path=path, text=path.read_text(encoding="utf-8"))
+
+
+def read_preset_file(path: Path) -> str:
+    """The text of a user's preset file; what is not a regular file is refused, saying what it is."""
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise SsdlabError(f"cannot read the preset {path}: {exc.strerror}") from None
-    return Preset(name=name, path=path, text=text)
+        mode = path.stat().st_mode
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise SsdlabError(f"cannot read the preset {path}: {reason}") from None
+    if stat.S_ISDIR(mode):
+        raise SsdlabError(f"the preset {path} is a directory: give a preset file, e.g. sim:{path}/my-drive.toml")
+    # Checked before opening: opening a FIFO would wait forever for a writer.
+    if not stat.S_ISREG(mode):
+        raise SsdlabError(f"the preset {path} is not a regular file: give a TOML file like "
+                          "those `ssdlab drives show NAME` prints")
+    return read_text_file(path, "the preset")
