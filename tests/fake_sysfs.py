@@ -42,6 +42,14 @@ class FakeSysfs:
         (directory / "partition").write_text("1\n")
         return directory
 
+    def loop(self, name: str, dev: str, backing: Path | str, sectors: int, *, offset: int = 0,
+             sizelimit: int = 0) -> Path:
+        """An attached loop device over `backing`, as the kernel shows it in loop/
+        (a path, with " (deleted)" after it once the file is unlinked)."""
+        return self.disk(name, dev, sectors, attrs={"loop/backing_file": str(backing),
+                                                    "loop/offset": str(offset),
+                                                    "loop/sizelimit": str(sizelimit)})
+
     def hold(self, lower: str, upper: str) -> None:
         """`upper` (dm-0, md0) is built on `lower`: holders/ and slaves/ point at each other."""
         for name, sub, other in ((lower, "holders", upper), (upper, "slaves", lower)):

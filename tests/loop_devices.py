@@ -29,16 +29,21 @@ def require(*programs: str) -> None:
 
 @contextmanager
 def loop_device(image: Path, size: int = 64 * MiB, partscan: bool = False,
-                sector_size: int | None = None) -> Iterator[Path]:
-    """A loop device over `image` (created sparse at `size` unless it exists), with
-    `sector_size` byte logical blocks when given (the kernel's default is 512)."""
+                sector_size: int | None = None, offset: int = 0,
+                sizelimit: int = 0) -> Iterator[Path]:
+    """A loop device over `image` (a file, created sparse at `size` unless it exists, or a
+    block device), with `sector_size` byte logical blocks when given (the kernel's default
+    is 512), mapping `sizelimit` bytes (0: all) from `offset`."""
     require()
     if not image.exists():
         with open(image, "wb") as f:
             f.truncate(size)
+    window = [*(["-o", str(offset)] if offset else []),
+              *(["--sizelimit", str(sizelimit)] if sizelimit else [])]
     try:
         device = run("losetup", "-f", "--show", *(["-P"] if partscan else []),
-                     *(["--sector-size", str(sector_size)] if sector_size else []), str(image))
+                     *(["--sector-size", str(sector_size)] if sector_size else []), *window,
+                     str(image))
     except subprocess.CalledProcessError as exc:
         pytest.skip(f"cannot attach a loop device here: {exc.stderr.strip()}")
     try:

@@ -10,7 +10,6 @@ from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands
 from ssdlab.targets import TargetKind
 from ssdlab.targets.files import created_by_ssdlab, sidecar
-from ssdlab.targets.purge import purge_file
 from ssdlab.targets.resolve import resolve
 from ssdlab.units import MiB
 from tests.loop_devices import loop_device, mounted, require, run
@@ -87,17 +86,6 @@ def test_resume_needs_the_file_to_be_there(tmp_path):
         target(tmp_path / "drive.img", 8 * MiB, reuse=True)
 
 
-def test_purge_recreates_the_file_at_the_same_size(tmp_path):
-    path = tmp_path / "drive.img"
-    made = target(path, 8 * MiB)
-    with open(path, "r+b") as f:
-        f.write(b"data" * 1024)
-    ran = purge_file(made)
-    assert ran == (f"unlink {path}", f"posix_fallocate {path} 0 {8 * MiB}")
-    assert path.stat().st_size == 8 * MiB and path.read_bytes()[:4096] == bytes(4096)
-    assert created_by_ssdlab(path)  # the new inode is recorded
-
-
 @pytest.mark.root
 def test_full_filesystem_fails_at_once_naming_the_free_space(tmp_path):
     require("mkfs.ext4", "mount")
@@ -121,18 +109,26 @@ def direct_io_refused(directory: Path) -> bool:
         probe.unlink(missing_ok=True)
 
 
-def test_tmpfs_without_direct_io_is_refused_clearly():
-    shm = Path("/dev/shm")
-    if not shm.is_dir() or not direct_io_refused(shm):
-        pytest.skip("/dev/shm accepts O_DIRECT here (tmpfs does since Linux 6.6); "
-                    "the ramfs test covers the refusal")
-    path = shm / f"ssdlab-test-{os.getpid()}.img"
+@pytest.mark.root
+def test_tmpfs_without_direct_io_is_refused_clearly(tmp_path):
+    """On a tmpfs of its own: the one under /dev is refused before this check
+    (test_safety_pseudo_paths.py)."""
+    require("mount")
+    mnt = tmp_path / "tmpfs"
+    mnt.mkdir()
     try:
+        run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt))
+    except Exception as exc:
+        pytest.skip(f"cannot mount tmpfs here: {exc}")
+    try:
+        if not direct_io_refused(mnt):
+            pytest.skip("tmpfs accepts O_DIRECT here (since Linux 6.6); "
+                        "the ramfs test covers the refusal")
         with pytest.raises(SsdlabError, match="put the target file on a disk-backed filesystem"):
-            target(path, MiB)
-        assert not path.exists()
+            target(mnt / "drive.img", MiB)
+        assert list(mnt.iterdir()) == []
     finally:
-        path.unlink(missing_ok=True)
+        run("umount", str(mnt))
 
 
 @pytest.mark.root

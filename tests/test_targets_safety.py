@@ -67,7 +67,7 @@ def test_every_reason_is_listed_with_what_to_do(host):
         check(host, "sdb", wipefs("/dev/sdb", "wipefs-gpt.json"))
     found = reasons(excinfo)
     assert len(found) == 5, found
-    mounted, partitioned, signed, swap, held = found
+    mounted, swap, held, partitioned, signed = found  # in use first, then holding data
     assert "/dev/sdb1 is mounted at /data (xfs)" in mounted and "`umount /data`" in mounted
     assert "holds partitions (sdb1, sdb2)" in partitioned
     assert "(PMBR, gpt)" in signed and "`wipefs -a /dev/sdb`" in signed

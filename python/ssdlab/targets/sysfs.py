@@ -1,4 +1,5 @@
-"""Block devices as sysfs describes them: names, sizes, partitions, holders.
+"""Block devices as sysfs describes them: names, sizes, partitions, holders, what
+loop and device-mapper devices are built on.
 
 Every function takes the sysfs root so tests can point it at a fake tree;
 reads only, and a missing attribute is None rather than an exception.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 SYSFS = Path("/sys")
@@ -86,6 +88,53 @@ def listing(name: str, relative: str, sysfs: Path = SYSFS) -> list[str]:
         return sorted(p.name for p in (block_dir(name, sysfs) / relative).iterdir())
     except OSError:
         return []
+
+
+def devices_below(name: str, sysfs: Path = SYSFS) -> set[str]:
+    """Every device `name` is built on, through slaves/ (device-mapper, md), all the way
+    down; a partition is built on what its disk is built on (a partitioned md array)."""
+    found: set[str] = set()
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        lower = {*listing(current, "slaves", sysfs),
+                 *listing(whole_disk(current, sysfs), "slaves", sysfs)}
+        pending.extend(lower - found)
+        found |= lower
+    return found
+
+
+@dataclass(frozen=True)
+class LoopBacking:
+    """What an attached loop device maps: `sizelimit` bytes (0: all) of `path` from `offset`."""
+
+    path: str           # as the kernel shows it, a file or a block device
+    deleted: bool       # unlinked since it was attached: `path` may now name another file
+    offset: int
+    sizelimit: int
+
+
+_DELETED = " (deleted)"
+
+
+def loop_backing(name: str, sysfs: Path = SYSFS) -> LoopBacking | None:
+    """What loop device `name` maps; None when it is not a loop device or is detached."""
+    shown = attr(name, "loop/backing_file", sysfs)
+    if not shown:
+        return None
+    return LoopBacking(shown.removesuffix(_DELETED), shown.endswith(_DELETED),
+                       int_attr(name, "loop/offset", sysfs) or 0,
+                       int_attr(name, "loop/sizelimit", sysfs) or 0)
+
+
+def attached_loops(sysfs: Path = SYSFS) -> dict[str, LoopBacking]:
+    """Every attached loop device by kernel name."""
+    try:
+        names = sorted(p.name for p in (sysfs / "class" / "block").iterdir())
+    except OSError:
+        return {}
+    backings = {name: loop_backing(name, sysfs) for name in names}
+    return {name: backing for name, backing in backings.items() if backing is not None}
 
 
 def is_nvme_namespace(name: str) -> bool:
