@@ -4,13 +4,15 @@ backend, record the conditions, execute."""
 from __future__ import annotations
 
 import math
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from ssdlab import locks
 from ssdlab.backends import Backend
 from ssdlab.backends.fio import FioBackend
 from ssdlab.backends.sim import SimBackend
-from ssdlab.catalogue import Scale, compile_tests, lookup
+from ssdlab.catalogue import Scale, check_selection, compile_tests, lookup
 from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import SilentReporter, execute
@@ -43,8 +45,7 @@ def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
     suite, text = load_suite(request.suite)
     if request.tests is None:
         return suite.name, text, list(suite.tests)
-    for test_id in request.tests:
-        lookup(test_id)
+    check_selection(request.tests, "--tests")
     return suite.name, text, list(request.tests)
 
 
@@ -58,10 +59,10 @@ def planned_capacity(request: RunRequest, test_ids: list[str]) -> int:
     """The target's capacity without touching it (for planning and --dry-run)."""
     if request.target.startswith(SIM_PREFIX):
         return open_simulated(request.target)[0].capacity
-    path = Path(request.target)
+    path = Path(request.target).expanduser()
     if path.is_block_device():
         return resolve.device_capacity(path)
-    files.refuse_foreign(path, request.force)
+    resolve.refuse_file_path(path, request.force)
     if request.size is not None:
         return request.size
     if path.is_file():
@@ -76,10 +77,16 @@ def dry_run_document(request: RunRequest) -> dict:
     keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
             "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series",
             "rate_iops", "fill_state")
+    # A simulated drive runs in virtual time: the estimate is the drive's time, not the wall's.
+    clock = "drive" if request.target.startswith(SIM_PREFIX) else "wall"
+    # A plan must not look runnable on a device that the real run will refuse.
+    path = Path(request.target)
+    refusals = safety.refusal_reasons(path, Commands()) if path.is_block_device() else []
     return {"target": request.target, "capacity": capacity, "scale": request.scale.factor,
             "tests": [{"id": t.id, "steps": [s.model_dump(mode="json", include=set(keys))
                                              for s in t.steps]} for t in tests],
-            "estimated_seconds": round(sum(step_seconds(s) for t in tests for s in t.steps))}
+            "estimated_seconds": round(sum(step_seconds(s) for t in tests for s in t.steps)),
+            "clock": clock, "refusals": refusals}
 
 
 def open_simulated(spec: str, preset_text: str | None = None) -> tuple[SimBackend, dict]:
@@ -94,11 +101,14 @@ def open_simulated(spec: str, preset_text: str | None = None) -> tuple[SimBacken
     return backend, ident
 
 
-def _open(target: Target, commands: Commands, serial_consent: str | None,
-          recorded_identity: dict | None = None) -> tuple[FioBackend, dict]:
-    """Safety checks and consent for a device; the backend with its purge."""
+def _open(spec: str, size: int, force: bool, commands: Commands, holds: ExitStack,
+          serial_consent: str | None, recorded_identity: dict | None = None,
+          reuse: bool = False) -> tuple[FioBackend, dict]:
+    """The target held for this process, its safety checks and consent (a device), and the
+    backend with its purge. `holds` keeps the target held until the run ends."""
+    target = _held_target(spec, size, force, commands, holds, reuse)
     if target.kind is TargetKind.DEVICE:
-        safety.check_device(target.path, commands)
+        safety.check_device(target.path, commands)  # under the claim: nothing can start using it
         ident = identity.device_identity(target.path, commands)
         if recorded_identity is not None and serial_consent is None:
             serial_consent = consent.recorded_consent(ident, recorded_identity)
@@ -108,6 +118,29 @@ def _open(target: Target, commands: Commands, serial_consent: str | None,
         ident = identity.file_identity(target.path)
         do_purge = lambda: purge.purge_file(target)  # noqa: E731
     return FioBackend(target.path, target.kind.value, purge=do_purge, commands=commands), ident
+
+
+def _held_target(spec: str, size: int, force: bool, commands: Commands, holds: ExitStack,
+                 reuse: bool) -> Target:
+    """Resolve the target and hold it. An existing target is held first, since resolving may
+    resize a file; a new file is held as soon as it exists (made with O_EXCL: one creator)."""
+    path = files.real_path(Path(spec).expanduser())  # a link to a file ssdlab made: hold that
+    if path.exists():
+        holds.enter_context(_hold(path, commands))
+        return resolve.resolve(spec, size=size, force=force, commands=commands, reuse=reuse)
+    target = resolve.resolve(spec, size=size, force=force, commands=commands, reuse=reuse)
+    holds.enter_context(_hold(target.path, commands))
+    return target
+
+
+def _hold(path: Path, commands: Commands) -> locks.Hold:
+    if not path.is_block_device():
+        return locks.hold_file(path)
+    try:
+        return locks.hold_device(path)
+    except locks.DeviceClaimed:
+        safety.check_device(path, commands)  # names what uses it, when it can tell
+        raise
 
 
 def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
@@ -128,24 +161,26 @@ def start_run(request: RunRequest, show_progress: bool = True) -> int:
     commands = Commands()
     suite_name, suite_toml, test_ids = selected_tests(request)
     options: dict = {"force": request.force}
-    if request.target.startswith(SIM_PREFIX):
-        backend, ident = open_simulated(request.target)
-        kind, capacity = TargetKind.SIM, backend.capacity
-        options["preset_toml"] = backend.preset.text
-        tests = compile_tests(test_ids, request.scale, capacity)
-    else:
-        capacity = planned_capacity(request, test_ids)
-        tests = compile_tests(test_ids, request.scale, capacity)  # refuses before anything is touched
-        target = resolve.resolve(request.target, size=capacity, force=request.force, commands=commands)
-        backend, ident = _open(target, commands, request.destroy_data)
-        kind = target.kind
-    options["size"] = capacity
-    with Store(request.db) as store:
+    with ExitStack() as holds:
+        if request.target.startswith(SIM_PREFIX):
+            backend, ident = open_simulated(request.target)
+            kind, capacity = TargetKind.SIM, backend.capacity
+            options["preset_toml"] = backend.preset.text
+            tests = compile_tests(test_ids, request.scale, capacity)
+        else:
+            capacity = planned_capacity(request, test_ids)
+            tests = compile_tests(test_ids, request.scale, capacity)  # refuses before anything is touched
+            backend, ident = _open(request.target, capacity, request.force, commands, holds,
+                                   request.destroy_data)
+            kind = TargetKind(backend.kind)
+        options["size"] = capacity
+        store = holds.enter_context(Store(request.db))
         run_id = store.create_run(
             name=request.name, target=request.target, target_kind=kind.value,
             suite=suite_name, suite_toml=suite_toml, scale=request.scale.factor, tests=tests,
             identity=ident, host=identity.host_identity(commands), engine=backend.describe(),
             options=options)
+        holds.enter_context(locks.hold_run(store.path, run_id))
         _execute(store, run_id, backend, tests, show_progress)
     return run_id
 
@@ -153,9 +188,12 @@ def start_run(request: RunRequest, show_progress: bool = True) -> int:
 def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
                show_progress: bool = True) -> int:
     commands = Commands()
-    with Store(db) as store:
+    with ExitStack() as holds:
+        store = holds.enter_context(Store(db))
         run_id = store.resolve_run_id(run_id_text)
-        run = store.run(run_id)
+        store.run(run_id)  # it exists
+        holds.enter_context(locks.hold_run(store.path, run_id))
+        run = store.run(run_id)  # read under the hold: no other process changes it now
         if run.status is RunStatus.DONE:
             raise SsdlabError(f"run {run_id} is already complete: `ssdlab show {run_id}`")
         extras = store.run_extras(run_id)
@@ -163,9 +201,8 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         if run.target_kind == TargetKind.SIM:
             backend, _ = open_simulated(run.target, extras["options"]["preset_toml"])
         else:
-            target = resolve.resolve(run.target, size=extras["options"]["size"], force=False,
-                                     commands=commands, reuse=True)
-            backend, _ = _open(target, commands, destroy_data, recorded_identity=run.identity)
+            backend, _ = _open(run.target, extras["options"]["size"], False, commands, holds,
+                               destroy_data, recorded_identity=run.identity, reuse=True)
         store.set_run_engine(run_id, backend.describe())
         pending = [r.test for r in store.tests(run_id) if r.status.value != "done"]
         _execute(store, run_id, backend, pending, show_progress)
