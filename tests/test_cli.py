@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from ssdlab.store import Store
+
 from tests.conftest import run_cli
 
 STEP_KEYS = {"rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread", "idle_after"}
@@ -47,15 +49,25 @@ def test_dry_run_at_scale_1_is_the_methodology():
     (["run", "/var/tmp/x.img", "--tests", "nope", "--dry-run"], "unknown test 'nope'"),
     (["run", "/var/tmp/x.img", "--size", "12 parsecs", "--dry-run"], "cannot read '12 parsecs' as a size"),
     (["run", "/var/tmp/x.img", "--size", "1GiB", "--dry-run"], "smaller --scale or a larger target"),
-    (["show", "12345"], "there is no run 12345"),
-    (["show", "latest"], "no runs"),
-    (["resume", "7"], "there is no run 7"),
+    (["show", "12345"], "there is no ssdlab database at"),
+    (["resume", "7"], "there is no ssdlab database at"),
 ])
 def test_bad_input_gets_a_clear_message_not_a_traceback(scratch, args, message):
     proc = run_cli(*args, db=scratch / "empty.db", check=False)
     assert proc.returncode != 0
     assert message in " ".join((proc.stderr + proc.stdout).split())
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["show", "12345"], "there is no run 12345"),
+    (["show", "latest"], "no runs"),
+    (["resume", "7"], "there is no run 7"),
+])
+def test_a_run_that_is_not_in_the_database_is_named(scratch, args, message):
+    Store(scratch / "empty.db").close()
+    proc = run_cli(*args, db=scratch / "empty.db", check=False)
+    assert proc.returncode == 2 and message in " ".join(proc.stderr.split())
 
 
 def test_a_foreign_file_is_not_overwritten_without_force(scratch):

@@ -1,14 +1,16 @@
 """The store: migrations, round trips, and consistency rules."""
 
+import importlib.metadata
 import sqlite3
 
 import pytest
 
+from ssdlab import locks
 from ssdlab.catalogue import Scale, compile_tests
 from ssdlab.errors import SsdlabError
 from ssdlab.model import RunStatus, TestStatus
 from ssdlab.store import Store, default_path
-from ssdlab.store.migrations import MIGRATIONS, migrate, schema_version
+from ssdlab.store.migrations import APPLICATION_ID, MIGRATIONS, migrate, schema_version
 from tests.factories import result
 
 GiB = 1 << 30
@@ -22,9 +24,19 @@ def new_run(store, tests=("rand-read-burst", "whole-drive-fill")):
                             options={"size": 2 * GiB})
 
 
+def record_steps(store, run_id, steps_per_test):
+    """Run every test of `run_id` as execution does: its first steps, then its score."""
+    for record in store.tests(run_id):
+        store.start_test(run_id, record.seq)
+        for index, step in enumerate(record.test.steps[:steps_per_test]):
+            store.save_step(run_id, record.seq, index, step, result(), (f"job {index}",))
+        store.finish_test(run_id, record.seq, {"value": float(record.seq)})
+
+
 def test_fresh_database_is_at_the_latest_version_in_wal_mode(tmp_path):
     with Store(tmp_path / "a.db") as store:
         assert schema_version(store._conn) == len(MIGRATIONS)
+        assert store._conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
         assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert store.integrity_check() == "ok"
 
@@ -51,15 +63,18 @@ def test_a_failing_migration_leaves_the_previous_version(tmp_path):
 
 def test_a_database_from_a_newer_ssdlab_is_refused(tmp_path):
     path = tmp_path / "future.db"
-    sqlite3.connect(path).execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    with Store(path) as store:
+        store._conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
     with pytest.raises(SsdlabError, match="upgrade ssdlab"):
         Store(path)
+    with pytest.raises(SsdlabError, match="upgrade ssdlab"):
+        Store.open_existing(path)
 
 
 def test_a_file_that_is_not_a_database_is_refused_clearly(tmp_path):
     path = tmp_path / "junk.db"
     path.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(SsdlabError, match="--db"):
+    with pytest.raises(SsdlabError, match="not an ssdlab database .*--db"):
         Store(path)
 
 
@@ -75,7 +90,9 @@ def test_run_tests_and_steps_round_trip(tmp_path):
     with Store(tmp_path / "r.db") as store:
         run_id = new_run(store)
         run = store.run(run_id)
-        assert (run.status, run.name, run.scale) == (RunStatus.RUNNING, "<b>label</b>", 0.01)
+        assert (run.status, run.name, run.scale) == (RunStatus.INTERRUPTED, "<b>label</b>", 0.01)
+        with locks.hold_run(store.path, run_id):  # stored as running: running while held
+            assert store.run(run_id).status is RunStatus.RUNNING
         records = store.tests(run_id)
         assert [r.test.id for r in records] == ["rand-read-burst", "whole-drive-fill"]
         assert all(r.status is TestStatus.PENDING for r in records)
@@ -89,6 +106,21 @@ def test_run_tests_and_steps_round_trip(tmp_path):
         assert saved.commands == ("fio job text",)
         assert store.tests(run_id)[0].status is TestStatus.DONE
         assert store.tests(run_id)[0].score == {"value": 1.0}
+
+
+def test_every_run_records_the_ssdlab_that_made_it(tmp_path):
+    with Store(tmp_path / "r.db") as store:
+        run = store.run(new_run(store))
+    assert run.ssdlab_version == importlib.metadata.version("ssdlab")
+
+
+def test_a_writer_can_require_an_existing_database(tmp_path):
+    with pytest.raises(SsdlabError, match="there is no ssdlab database at"):
+        Store.open_existing(tmp_path / "none.db", readonly=False)
+    assert list(tmp_path.iterdir()) == []
+    Store(tmp_path / "r.db").close()
+    with Store.open_existing(tmp_path / "r.db", readonly=False) as store:
+        new_run(store)
 
 
 def test_restarting_a_test_drops_its_partial_steps_only(tmp_path):

@@ -179,8 +179,8 @@ def start_run(request: RunRequest, show_progress: bool = True) -> int:
             name=request.name, target=request.target, target_kind=kind.value,
             suite=suite_name, suite_toml=suite_toml, scale=request.scale.factor, tests=tests,
             identity=ident, host=identity.host_identity(commands), engine=backend.describe(),
-            options=options)
-        holds.enter_context(locks.hold_run(store.path, run_id))
+            options=options,
+            before_commit=lambda new_id: holds.enter_context(locks.hold_run(store.path, new_id)))
         _execute(store, run_id, backend, tests, show_progress)
     return run_id
 
@@ -189,7 +189,7 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
                show_progress: bool = True) -> int:
     commands = Commands()
     with ExitStack() as holds:
-        store = holds.enter_context(Store(db))
+        store = holds.enter_context(Store.open_existing(db, readonly=False))
         run_id = store.resolve_run_id(run_id_text)
         store.run(run_id)  # it exists
         holds.enter_context(locks.hold_run(store.path, run_id))

@@ -48,9 +48,12 @@ class Suite(BaseModel):
 
 
 class RunStatus(StrEnum):
-    RUNNING = "running"      # started; if its process died, `ssdlab resume` continues it
+    RUNNING = "running"      # its process is working on it
     DONE = "done"
     FAILED = "failed"        # a test failed; resume retries from it
+    # Shown, never stored: stored as running, but no process holds it (killed, crashed,
+    # power lost); `ssdlab resume` continues it.
+    INTERRUPTED = "interrupted"
 
 
 class TestStatus(StrEnum):
@@ -77,3 +80,4 @@ class Run(BaseModel):
     finished_at: str | None = None
     identity: dict[str, Any] = Field(default_factory=dict)
     host: dict[str, Any] = Field(default_factory=dict)
+    ssdlab_version: str | None = Field(default=None, description="the ssdlab that made the run")

@@ -15,7 +15,8 @@ def run_conditions(data: RunData) -> Table:
     run = data.run
     rows = [("target", run.target), ("target kind", run.target_kind), ("suite", run.suite),
             ("scale", f"{run.scale:g}"), ("status", run.status.value),
-            ("started (UTC)", run.created_at), ("finished (UTC)", run.finished_at or "")]
+            ("started (UTC)", run.created_at), ("finished (UTC)", run.finished_at or ""),
+            ("ssdlab version", run.ssdlab_version or "")]
     for prefix, values in (("target", run.identity), ("host", run.host), ("engine", data.engine)):
         rows += [(f"{prefix} {key}", _value(key, value)) for key, value in values.items()
                  if value not in (None, "")]

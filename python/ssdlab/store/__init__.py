@@ -1,7 +1,13 @@
 """The store: every run, test and step in SQLite (WAL), with numbered migrations.
 
 Where: --db PATH, else $SSDLAB_DB, else $XDG_DATA_HOME/ssdlab/ssdlab.db
-(~/.local/share/ssdlab/ssdlab.db).
+(~/.local/share/ssdlab/ssdlab.db). `Store(path)` opens it for writing (creating it);
+`Store.open_existing(path)` opens an existing one for reading only. Only ssdlab's
+own databases are opened (opening.py); every JSON value is a versioned record
+(records.py); every database error leaves as an SsdlabError (failures.py).
+
+Several processes may write to one database at once: each write is one short
+transaction that takes the write lock first and waits up to a minute for it.
 
 Consistency: a step's result is committed in one transaction as soon as it
 ends, and a test becomes `done` in the transaction that records its score. A
@@ -11,18 +17,23 @@ intact; `resume` reruns the first unfinished test from its first step.
 
 from __future__ import annotations
 
-import json
+import importlib.metadata
 import os
-import sqlite3
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable
 
+import ssdlab
+from ssdlab import locks
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Run, RunStatus, Step, StepResult, Test, TestStatus
-from ssdlab.store.migrations import migrate
+from ssdlab.store import records
+from ssdlab.store.failures import translating_errors
+from ssdlab.store.opening import Access, open_database
+from ssdlab.store.records import (COMMANDS, ENGINE, HOST, IDENTITY, OPTIONS, RESULT, SCORE,
+                                  STEP, TEST)
+from ssdlab.store.sql import write_transaction
 
 
 def default_path() -> Path:
@@ -34,6 +45,14 @@ def default_path() -> Path:
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def ssdlab_version() -> str:
+    """The version of this ssdlab, recorded with every run it makes."""
+    try:
+        return importlib.metadata.version("ssdlab")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
+        return ssdlab.__version__
 
 
 @dataclass(frozen=True)
@@ -55,23 +74,17 @@ class StepRecord:
     commands: tuple[str, ...]
 
 
+@translating_errors
 class Store:
-    def __init__(self, path: Path | str | None = None):
+    def __init__(self, path: Path | str | None = None, access: Access = Access.CREATE):
         self.path = Path(path) if path else default_path()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = FULL")
-            self._conn.execute("PRAGMA foreign_keys = ON")
-            self._conn.execute("PRAGMA busy_timeout = 10000")
-            migrate(self._conn)
-        except sqlite3.DatabaseError as exc:
-            raise SsdlabError(f"cannot open the database {self.path}: {exc}; "
-                              "give another path with --db or SSDLAB_DB") from None
-        except OSError as exc:
-            raise SsdlabError(f"cannot create the database {self.path}: {exc.strerror}; "
-                              "give another path with --db or SSDLAB_DB") from None
+        self._conn = open_database(self.path, access)
+
+    @classmethod
+    def open_existing(cls, path: Path | str | None = None, readonly: bool = True) -> "Store":
+        """A database that must exist already (else a message saying there is none);
+        `readonly` for commands that only read: they write nothing to it."""
+        return cls(path, Access.READ if readonly else Access.WRITE)
 
     def close(self) -> None:
         self._conn.close()
@@ -82,50 +95,51 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._conn
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
-
     # -- runs -------------------------------------------------------------
 
     def create_run(self, *, name: str | None, target: str, target_kind: str, suite: str,
                    suite_toml: str, scale: float, tests: list[Test], identity: dict,
-                   host: dict, engine: dict, options: dict) -> int:
-        with self._transaction() as db:
+                   host: dict, engine: dict, options: dict,
+                   before_commit: Callable[[int], object] | None = None) -> int:
+        """A new run, stored as running; `before_commit(run_id)` runs inside the transaction
+        (to hold the run before any other process can see it)."""
+        with write_transaction(self._conn) as db:
             cur = db.execute(
                 "INSERT INTO runs (name, target, target_kind, suite, suite_toml, scale, status,"
-                " created_at, identity, host, engine, options) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                " created_at, identity, host, engine, options, ssdlab_version)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (name, target, target_kind, suite, suite_toml, scale, RunStatus.RUNNING, now(),
-                 json.dumps(identity), json.dumps(host), json.dumps(engine), json.dumps(options)))
+                 records.dump(IDENTITY, identity), records.dump(HOST, host),
+                 records.dump(ENGINE, engine), records.dump(OPTIONS, options), ssdlab_version()))
             run_id = cur.lastrowid
             db.executemany(
                 "INSERT INTO tests (run_id, seq, test_id, definition, status) VALUES (?,?,?,?,?)",
-                [(run_id, seq, t.id, t.model_dump_json(), TestStatus.PENDING)
+                [(run_id, seq, t.id, records.dump(TEST, t), TestStatus.PENDING)
                  for seq, t in enumerate(tests)])
+            if before_commit is not None:
+                before_commit(run_id)
         return run_id
 
     def run(self, run_id: int) -> Run:
         row = self._conn.execute(
             "SELECT id, name, target, target_kind, suite, scale, status, created_at, finished_at,"
-            " identity, host FROM runs WHERE id = ?", (run_id,)).fetchone()
+            " identity, host, ssdlab_version FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise SsdlabError(f"there is no run {run_id} in {self.path}: `ssdlab runs` lists them")
+        status = row[6]
+        if status == RunStatus.RUNNING and not locks.run_is_held(self.path, run_id):
+            status = RunStatus.INTERRUPTED  # its process is gone (killed, crashed, power lost)
         return Run(id=row[0], name=row[1], target=row[2], target_kind=row[3], suite=row[4],
-                   scale=row[5], status=row[6], created_at=row[7], finished_at=row[8],
-                   identity=json.loads(row[9]), host=json.loads(row[10]))
+                   scale=row[5], status=status, created_at=row[7], finished_at=row[8],
+                   identity=records.load(IDENTITY, row[9]), host=records.load(HOST, row[10]),
+                   ssdlab_version=row[11])
 
     def run_extras(self, run_id: int) -> dict[str, Any]:
         """What a run recorded beyond the Run value: engine, options, suite TOML."""
         self.run(run_id)
         engine, options, suite_toml = self._conn.execute(
             "SELECT engine, options, suite_toml FROM runs WHERE id = ?", (run_id,)).fetchone()
-        return {"engine": json.loads(engine), "options": json.loads(options),
+        return {"engine": records.load(ENGINE, engine), "options": records.load(OPTIONS, options),
                 "suite_toml": suite_toml}
 
     def resolve_run_id(self, text: str) -> int:
@@ -144,11 +158,12 @@ class Store:
         return [self.run(i) for i in ids]
 
     def set_run_engine(self, run_id: int, engine: dict) -> None:
-        with self._transaction() as db:
-            db.execute("UPDATE runs SET engine = ? WHERE id = ?", (json.dumps(engine), run_id))
+        with write_transaction(self._conn) as db:
+            db.execute("UPDATE runs SET engine = ? WHERE id = ?",
+                       (records.dump(ENGINE, engine), run_id))
 
     def finish_run(self, run_id: int, status: RunStatus) -> None:
-        with self._transaction() as db:
+        with write_transaction(self._conn) as db:
             db.execute("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
                        (status, now() if status is RunStatus.DONE else None, run_id))
 
@@ -158,13 +173,13 @@ class Store:
         rows = self._conn.execute(
             "SELECT seq, definition, status, started_at, finished_at, score, error FROM tests"
             " WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
-        return [TestRecord(seq, Test.model_validate_json(d), TestStatus(st), sa, fa,
-                           json.loads(sc) if sc else None, err)
+        return [TestRecord(seq, records.load(TEST, d), TestStatus(st), sa, fa,
+                           records.load(SCORE, sc) if sc else None, err)
                 for seq, d, st, sa, fa, sc, err in rows]
 
     def start_test(self, run_id: int, seq: int) -> None:
         """Mark a test running, dropping steps of an earlier, interrupted attempt."""
-        with self._transaction() as db:
+        with write_transaction(self._conn) as db:
             db.execute("DELETE FROM steps WHERE run_id = ? AND seq = ?", (run_id, seq))
             db.execute("UPDATE tests SET status = ?, started_at = ?, finished_at = NULL,"
                        " score = NULL, error = NULL WHERE run_id = ? AND seq = ?",
@@ -173,20 +188,20 @@ class Store:
 
     def save_step(self, run_id: int, seq: int, idx: int, step: Step, result: StepResult,
                   commands: tuple[str, ...]) -> None:
-        with self._transaction() as db:
+        with write_transaction(self._conn) as db:
             db.execute("INSERT INTO steps (run_id, seq, idx, step, result, commands)"
                        " VALUES (?,?,?,?,?,?)",
-                       (run_id, seq, idx, step.model_dump_json(), result.model_dump_json(),
-                        json.dumps(list(commands))))
+                       (run_id, seq, idx, records.dump(STEP, step), records.dump(RESULT, result),
+                        records.dump(COMMANDS, {"commands": list(commands)})))
 
     def finish_test(self, run_id: int, seq: int, score: dict[str, Any]) -> None:
-        with self._transaction() as db:
+        with write_transaction(self._conn) as db:
             db.execute("UPDATE tests SET status = ?, finished_at = ?, score = ?"
                        " WHERE run_id = ? AND seq = ?",
-                       (TestStatus.DONE, now(), json.dumps(score), run_id, seq))
+                       (TestStatus.DONE, now(), records.dump(SCORE, score), run_id, seq))
 
     def fail_test(self, run_id: int, seq: int, error: str) -> None:
-        with self._transaction() as db:
+        with write_transaction(self._conn) as db:
             db.execute("UPDATE tests SET status = ?, error = ? WHERE run_id = ? AND seq = ?",
                        (TestStatus.FAILED, error, run_id, seq))
             db.execute("UPDATE runs SET status = ? WHERE id = ?", (RunStatus.FAILED, run_id))
@@ -195,8 +210,8 @@ class Store:
         rows = self._conn.execute(
             "SELECT idx, step, result, commands FROM steps WHERE run_id = ? AND seq = ?"
             " ORDER BY idx", (run_id, seq)).fetchall()
-        return [StepRecord(i, Step.model_validate_json(s), StepResult.model_validate_json(r),
-                           tuple(json.loads(c))) for i, s, r, c in rows]
+        return [StepRecord(i, records.load(STEP, s), records.load(RESULT, r),
+                           tuple(records.load(COMMANDS, c)["commands"])) for i, s, r, c in rows]
 
     def integrity_check(self) -> str:
         return self._conn.execute("PRAGMA integrity_check").fetchone()[0]

@@ -1,14 +1,29 @@
-"""Numbered schema migrations. The database's `PRAGMA user_version` is the number
-of the last migration applied; each migration runs in its own transaction, so
-a database is always at exactly one version. Never edit a released migration:
-add the next one."""
+"""Numbered schema migrations, and which databases are ssdlab's to migrate.
+
+The database's `PRAGMA user_version` is the number of the last migration applied;
+the pending migrations run in one transaction with their version bumps, so a
+database is always at exactly one version. Never edit a released migration: add the next one.
+
+`PRAGMA application_id` marks a database as ssdlab's, set in the same transaction
+as its first migration. ssdlab writes only to databases that carry the mark, to new
+empty ones, and to unmarked ones that 0.1.0 made (it did not mark them), which it
+recognises by their schema and marks.
+"""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
-from typing import Sequence
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from enum import Enum
 
 from ssdlab.errors import SsdlabError
+from ssdlab.store.failures import NotOurs
+from ssdlab.store.sql import statements, write_transaction
+
+APPLICATION_ID = int.from_bytes(b"SSDL", "big")  # 0x5353444C
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: runs, their tests (with the compiled steps, so a resume runs exactly what
@@ -53,22 +68,90 @@ MIGRATIONS: tuple[str, ...] = (
         FOREIGN KEY (run_id, seq) REFERENCES tests(run_id, seq) ON DELETE CASCADE
     );
     """,
+    # 2: the ssdlab version that made each run. Runs stored before this migration were
+    # made by 0.1.0, the only release without it.
+    """
+    ALTER TABLE runs ADD COLUMN ssdlab_version TEXT NOT NULL DEFAULT '0.1.0';
+    """,
 )
+
+
+class Ownership(Enum):
+    NEW = "new"              # empty: no tables, no mark
+    OURS = "ours"            # marked as ssdlab's
+    UNMARKED = "unmarked"    # made by ssdlab 0.1.0: its schema, no mark
+    FOREIGN = "foreign"      # anything else: another program's
+
+
+@dataclass(frozen=True)
+class Claim:
+    ownership: Ownership
+    version: int
+    reason: str = ""  # why it is foreign
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
     return conn.execute("PRAGMA user_version").fetchone()[0]
 
 
-def migrate(conn: sqlite3.Connection, migrations: Sequence[str] = MIGRATIONS) -> int:
-    """Bring the database up to the latest version; returns the version reached."""
-    current = schema_version(conn)
-    if current > len(migrations):
+def claim(conn: sqlite3.Connection, migrations: Sequence[str] = MIGRATIONS) -> Claim:
+    """Whose database this is, from its mark, its version and its tables (reads only)."""
+    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = schema_version(conn)
+    if application_id == APPLICATION_ID:
+        return Claim(Ownership.OURS, version)
+    if application_id:
+        return Claim(Ownership.FOREIGN, version,
+                     f"its application id is {application_id:#010x}, another program's")
+    tables = _table_columns(conn)
+    if not tables and version == 0:
+        return Claim(Ownership.NEW, version)
+    if 1 <= version <= len(migrations) and tables == _columns_made_by(tuple(migrations[:version])):
+        return Claim(Ownership.UNMARKED, version)
+    names = ", ".join(sorted(tables)) or "none"
+    return Claim(Ownership.FOREIGN, version,
+                 f"it is at user_version {version} with tables {names}, not ssdlab's schema")
+
+
+def _table_columns(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
+    names = [row[0] for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    return {name: tuple(col[1] for col in conn.execute(
+        "SELECT * FROM pragma_table_info(?)", (name,))) for name in names}
+
+
+@functools.cache
+def _columns_made_by(migrations: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The tables and columns these migrations make: what an unmarked ssdlab database has."""
+    with closing(sqlite3.connect(":memory:", isolation_level=None)) as scratch:
+        for migration in migrations:
+            for statement in statements(migration):
+                scratch.execute(statement)
+        return _table_columns(scratch)
+
+
+def refuse_newer(version: int, migrations: Sequence[str] = MIGRATIONS) -> None:
+    if version > len(migrations):
         raise SsdlabError(
-            f"this database has schema version {current} but this ssdlab knows only up to "
+            f"this database has schema version {version} but this ssdlab knows only up to "
             f"{len(migrations)}: upgrade ssdlab, or use another database with --db")
-    for number in range(current + 1, len(migrations) + 1):
-        # executescript commits first; wrap the migration and the version bump in one
-        # explicit transaction so a crash leaves the previous version intact.
-        conn.executescript(f"BEGIN;\n{migrations[number - 1]}\nPRAGMA user_version = {number};\nCOMMIT;")
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[str] = MIGRATIONS) -> int:
+    """Mark the database as ssdlab's and bring it up to the latest version; returns the
+    version reached. NotOurs, before anything is written, if it is another program's.
+
+    Race-free: whose it is and its version are read again under the write lock, so
+    of several processes creating one database, one migrates and the others find it done."""
+    with write_transaction(conn):
+        found = claim(conn, migrations)
+        if found.ownership is Ownership.FOREIGN:
+            raise NotOurs(found.reason)
+        refuse_newer(found.version, migrations)
+        for number in range(found.version + 1, len(migrations) + 1):
+            for statement in statements(migrations[number - 1]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+        if found.ownership is not Ownership.OURS:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     return schema_version(conn)
