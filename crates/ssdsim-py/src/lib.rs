@@ -4,10 +4,40 @@
 //! `Drive`; each call of `run_step` takes one step as a dict (the fields of
 //! `ssdlab.model.Step`, plus `purge`) and returns its whole result as a dict.
 //! The GIL is released while the simulator runs.
+//!
+//! Errors are typed: `PresetError` (a preset the simulator refuses) and
+//! `StepError` (a step it refuses) are `ValueError`s whose message names the
+//! field; `InternalError` (a `RuntimeError`) is a bug of the simulator, a Rust
+//! panic caught at this boundary so that it never unwinds into Python as
+//! PyO3's `PanicException` (a `BaseException`). A drive that panicked is not
+//! used again: its state may be half-updated.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::cell::{Cell, RefCell};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
+
+create_exception!(
+    ssdlab._ssdsim,
+    PresetError,
+    PyValueError,
+    "The simulator refuses the preset; the message names the field, its value and its allowed range."
+);
+create_exception!(
+    ssdlab._ssdsim,
+    StepError,
+    PyValueError,
+    "The simulator refuses the step; the message names the step and the field."
+);
+create_exception!(
+    ssdlab._ssdsim,
+    InternalError,
+    PyRuntimeError,
+    "A bug of the simulator (a Rust panic); the message says where, please report it."
+);
 
 /// The simulator core's version string.
 #[pyfunction]
@@ -19,17 +49,24 @@ fn version() -> &'static str {
 #[pyclass(module = "ssdlab._ssdsim", unsendable)]
 struct Drive {
     inner: ssdsim::Drive,
+    /// Set when a step panicked: the drive's state may be inconsistent.
+    failed: bool,
 }
 
 #[pymethods]
 impl Drive {
-    /// A fresh-out-of-box drive from a preset's TOML text; ValueError names what is wrong.
+    /// A fresh-out-of-box drive from a preset's TOML text; PresetError names what is wrong.
     #[new]
     #[pyo3(signature = (preset_toml, seed = 1))]
     fn new(preset_toml: &str, seed: u64) -> PyResult<Self> {
-        let cfg = ssdsim::DriveConfig::from_toml_str(preset_toml).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let inner = ssdsim::Drive::with_seed(cfg, seed).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(Drive { inner })
+        let built = catch_panic(|| {
+            let cfg = ssdsim::DriveConfig::from_toml_str(preset_toml)?;
+            ssdsim::Drive::with_seed(cfg, seed)
+        })?;
+        Ok(Drive {
+            inner: built.map_err(sim_error)?,
+            failed: false,
+        })
     }
 
     /// User capacity, bytes.
@@ -44,11 +81,22 @@ impl Drive {
         self.inner.now_s()
     }
 
-    /// Run one step; ValueError when the step does not fit the drive.
-    fn run_step<'py>(&mut self, py: Python<'py>, step: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    /// Run one step; StepError when the step does not fit the drive.
+    fn run_step<'py>(
+        &mut self,
+        py: Python<'py>,
+        step: &Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if self.failed {
+            return Err(InternalError::new_err(
+                "this simulated drive stopped at an internal error and cannot run more steps",
+            ));
+        }
         let step = step_from(step)?;
         let inner = &mut self.inner;
-        let result = py.allow_threads(|| inner.run(&step)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let outcome = py.allow_threads(|| catch_panic(|| inner.run(&step)));
+        self.failed = outcome.is_err();
+        let result = outcome?.map_err(sim_error)?;
         result_to(py, &result)
     }
 
@@ -58,20 +106,83 @@ impl Drive {
     }
 }
 
+thread_local! {
+    /// Set while this thread runs the simulator under `catch_panic`.
+    static CATCHING: Cell<bool> = const { Cell::new(false) };
+    /// What the panic hook saw of a caught panic: its message and where it happened.
+    static CAUGHT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Panics of the simulator are reported in the InternalError, not printed to stderr
+/// (where they would look like a crash of the CLI); every other panic is printed by
+/// the hook that was there before.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if CATCHING.with(Cell::get) {
+                CAUGHT.with(|c| *c.borrow_mut() = Some(info.to_string().replace('\n', " ")));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Run `f`, turning a panic into an InternalError instead of unwinding into Python.
+fn catch_panic<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+    CATCHING.with(|c| c.set(true));
+    // The state `f` touches is not used again after a panic (see `Drive::failed`).
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(false));
+    outcome.map_err(|_| {
+        let what = CAUGHT.with(|c| c.borrow_mut().take());
+        InternalError::new_err(format!(
+            "internal simulator error: {}; please report it",
+            what.as_deref().unwrap_or("a panic")
+        ))
+    })
+}
+
+fn sim_error(e: ssdsim::SimError) -> PyErr {
+    match e {
+        ssdsim::SimError::Config(e) => PresetError::new_err(e.to_string()),
+        ssdsim::SimError::Step(e) => StepError::new_err(e),
+    }
+}
+
+/// The value of `key`, absent when missing or None; a value of the wrong type or out
+/// of the Rust type's range (a negative size, an int beyond 64 bits) is a StepError.
 fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
     match d.get_item(key)? {
-        Some(v) if !v.is_none() => Ok(Some(v.extract()?)),
+        Some(v) if !v.is_none() => v.extract().map(Some).map_err(|e| {
+            let shown = shorten(&v.to_string());
+            StepError::new_err(format!("step field `{key}` = {shown}: {e}"))
+        }),
         _ => Ok(None),
     }
 }
 
+/// A value as typed, cut to one short line (a hostile int may have thousands of digits).
+fn shorten(text: &str) -> String {
+    const MAX_CHARS: usize = 40;
+    if text.chars().count() <= MAX_CHARS {
+        text.to_string()
+    } else {
+        let head: String = text.chars().take(MAX_CHARS - 3).collect();
+        format!("{head}...")
+    }
+}
+
 fn need<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
-    get(d, key)?.ok_or_else(|| PyValueError::new_err(format!("step has no `{key}`")))
+    get(d, key)?.ok_or_else(|| StepError::new_err(format!("step has no `{key}`")))
 }
 
 fn step_from(d: &Bound<'_, PyDict>) -> PyResult<ssdsim::Step> {
     let rw: String = need(d, "rw")?;
-    let op = ssdsim::Op::parse(&rw).ok_or_else(|| PyValueError::new_err(format!("unknown rw={rw}")))?;
+    let op = ssdsim::Op::parse(&rw)
+        .ok_or_else(|| StepError::new_err(format!("step field `rw` = {rw}: unknown")))?;
     Ok(ssdsim::Step {
         label: get(d, "label")?.unwrap_or_default(),
         rw: op,
@@ -97,7 +208,10 @@ fn direction_to<'py>(py: Python<'py>, d: &ssdsim::DirectionResult) -> PyResult<B
     lat.set_item("mean_ns", d.latency.mean_ns)?;
     lat.set_item("min_ns", d.latency.min_ns)?;
     lat.set_item("max_ns", d.latency.max_ns)?;
-    lat.set_item("histogram", PyList::new(py, d.latency.histogram.iter().copied())?)?;
+    lat.set_item(
+        "histogram",
+        PyList::new(py, d.latency.histogram.iter().copied())?,
+    )?;
     let out = PyDict::new(py);
     out.set_item("ios", d.ios)?;
     out.set_item("bytes", d.bytes)?;
@@ -139,7 +253,10 @@ fn result_to<'py>(py: Python<'py>, r: &ssdsim::StepResult) -> PyResult<Bound<'py
     }
     let seconds = r.per_second.iter().map(|p| (p.t_s, p.mbps, p.iops));
     out.set_item("per_second", PyList::new(py, seconds)?)?;
-    out.set_item("per_gib", PyList::new(py, r.per_gib.iter().map(|p| (p.gib, p.mbps)))?)?;
+    out.set_item(
+        "per_gib",
+        PyList::new(py, r.per_gib.iter().map(|p| (p.gib, p.mbps)))?,
+    )?;
     out.set_item("counters", counters_to(py, &r.counters)?)?;
     out.set_item("notes", PyList::new(py, r.notes.iter())?)?;
     Ok(out)
@@ -147,7 +264,11 @@ fn result_to<'py>(py: Python<'py>, r: &ssdsim::StepResult) -> PyResult<Bound<'py
 
 #[pymodule]
 fn _ssdsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_panic_hook();
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<Drive>()?;
+    m.add("PresetError", m.py().get_type::<PresetError>())?;
+    m.add("StepError", m.py().get_type::<StepError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
     Ok(())
 }

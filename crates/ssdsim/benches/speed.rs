@@ -49,11 +49,7 @@ fn fill(preset: &str) {
     let span = d.whole_span(128 * KIB);
     let w = Instant::now();
     let (u0, s0) = cpu_us();
-    let r = d
-        .run(
-            &Step::fill("fill", span),
-        )
-        .unwrap();
+    let r = d.run(&Step::fill("fill", span)).unwrap();
     let wall = w.elapsed().as_secs_f64();
     let (u1, s1) = cpu_us();
     let (user, sys) = (u1 - u0, s1 - s0);

@@ -31,11 +31,7 @@ fn max_rss_mib() -> f64 {
 fn fill(d: &mut Drive) {
     let span = d.whole_span(128 * KIB);
     let w = Instant::now();
-    let r = d
-        .run(
-            &Step::fill("fill", span),
-        )
-        .unwrap();
+    let r = d.run(&Step::fill("fill", span)).unwrap();
     let wall = w.elapsed().as_secs_f64();
     let c = &r.counters;
     println!(

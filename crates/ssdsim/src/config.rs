@@ -1,13 +1,16 @@
 //! Drive presets: the typed, closed configuration of a simulated drive.
 //!
 //! Contract: [`DriveConfig::from_toml_str`] either returns a configuration in
-//! which every value is usable by the simulator (positive times, consistent
-//! geometry, a cache policy with the fields it needs) or an error naming the
-//! offending key, e.g. `drive.nand.tlc.t_prog_us must be > 0`,
+//! which every value is usable by the simulator (every number within its bound
+//! in [`crate::bounds`], a geometry that fits 32-bit page addresses, a cache
+//! policy with the fields it needs) or an error naming the offending key, e.g.
+//! `drive.nand.tlc.t_prog_us = 1e10 is outside 1..100000 (µs)`,
 //! `unknown key `foo` in [drive.nand]`, `missing key `drive.geometry.channels``.
 //! Unknown keys are errors everywhere (`deny_unknown_fields`). The sections
 //! `thermal`, `power` and `wear` are parsed and validated but not modelled yet.
 
+use crate::bounds::{self as b, Bound};
+use crate::geometry::{Geometry, UNIT};
 use serde::Deserialize;
 use std::fmt;
 
@@ -38,6 +41,26 @@ pub enum CellMode {
     Qlc,
 }
 
+impl CellMode {
+    /// The mode's name, as in the preset's table names (`drive.nand.tlc`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CellMode::Slc => "slc",
+            CellMode::Tlc => "tlc",
+            CellMode::Qlc => "qlc",
+        }
+    }
+
+    /// Bits stored per cell in this mode.
+    pub fn bits(self) -> u32 {
+        match self {
+            CellMode::Slc => 1,
+            CellMode::Tlc => 3,
+            CellMode::Qlc => 4,
+        }
+    }
+}
+
 /// One simulated drive.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -46,6 +69,7 @@ pub struct DriveConfig {
     pub name: String,
     /// User-visible capacity in decimal GB (10^9 bytes). Over-provisioning is
     /// the raw NAND capacity (from the geometry) minus this.
+    /// Bound: [`bounds::USER_CAPACITY_GB`](crate::bounds::USER_CAPACITY_GB).
     pub user_capacity_gb: f64,
     /// Native cell mode of the NAND (`tlc` or `qlc`); SLC is the cache mode.
     pub native_mode: CellMode,
@@ -65,16 +89,22 @@ pub struct DriveConfig {
 #[serde(deny_unknown_fields)]
 pub struct GeometryConfig {
     /// Independent NAND channels (buses) of the controller.
+    /// Bound: [`bounds::CHANNELS`](crate::bounds::CHANNELS).
     pub channels: u32,
     /// Dies (LUNs) on each channel.
+    /// Bound: [`bounds::DIES_PER_CHANNEL`](crate::bounds::DIES_PER_CHANNEL).
     pub dies_per_channel: u32,
     /// Planes per die, programmed and read together (multi-plane operations).
+    /// Bound: [`bounds::PLANES_PER_DIE`](crate::bounds::PLANES_PER_DIE).
     pub planes_per_die: u32,
     /// Erase blocks per plane.
+    /// Bound: [`bounds::BLOCKS_PER_PLANE`](crate::bounds::BLOCKS_PER_PLANE).
     pub blocks_per_plane: u32,
     /// Pages per block in native mode (an SLC block has pages_per_block / bits_per_cell(native)).
+    /// Bound: [`bounds::PAGES_PER_BLOCK`](crate::bounds::PAGES_PER_BLOCK).
     pub pages_per_block: u32,
     /// Page size in bytes (data area, per plane); a multiple of 4096.
+    /// Bound: [`bounds::PAGE_BYTES`](crate::bounds::PAGE_BYTES).
     pub page_bytes: u32,
 }
 
@@ -83,10 +113,27 @@ pub struct GeometryConfig {
 #[serde(deny_unknown_fields)]
 pub struct NandConfig {
     /// Transfer rate of one channel, MB/s (10^6 bytes/s).
+    /// Bound: [`bounds::CHANNEL_MBPS`](crate::bounds::CHANNEL_MBPS).
     pub channel_mbps: f64,
     pub slc: CellTiming,
     pub tlc: Option<CellTiming>,
     pub qlc: Option<CellTiming>,
+}
+
+impl NandConfig {
+    /// Timings of a cell mode, when the preset has them.
+    pub fn timing_of(&self, mode: CellMode) -> Option<&CellTiming> {
+        match mode {
+            CellMode::Slc => Some(&self.slc),
+            CellMode::Tlc => self.tlc.as_ref(),
+            CellMode::Qlc => self.qlc.as_ref(),
+        }
+    }
+
+    /// Every cell mode with its timings, when present.
+    fn modes(&self) -> [(CellMode, Option<&CellTiming>); 3] {
+        [CellMode::Slc, CellMode::Tlc, CellMode::Qlc].map(|m| (m, self.timing_of(m)))
+    }
 }
 
 /// Timings of one cell mode.
@@ -94,12 +141,16 @@ pub struct NandConfig {
 #[serde(deny_unknown_fields)]
 pub struct CellTiming {
     /// Page read time (array to register), µs.
+    /// Bound: [`bounds::T_READ_US`](crate::bounds::T_READ_US).
     pub t_read_us: f64,
     /// Effective program time of one (multi-plane) page in this mode, µs.
+    /// Bound: [`bounds::T_PROG_US`](crate::bounds::T_PROG_US).
     pub t_prog_us: f64,
     /// Block erase time, µs.
+    /// Bound: [`bounds::T_ERASE_US`](crate::bounds::T_ERASE_US).
     pub t_erase_us: f64,
-    /// Bits per cell: 1 for SLC, 3 for TLC, 4 for QLC.
+    /// Bits per cell: 1 for SLC, 3 for TLC, 4 for QLC. Not a range: exactly the
+    /// mode's value, checked with the cell modes.
     pub bits_per_cell: u32,
 }
 
@@ -108,19 +159,26 @@ pub struct CellTiming {
 #[serde(deny_unknown_fields)]
 pub struct ControllerConfig {
     /// Controller time to process one read command, µs (serial resource).
+    /// Bound: [`bounds::COMMAND_US`](crate::bounds::COMMAND_US).
     pub read_cmd_us: f64,
     /// Controller time to process one write command, µs.
+    /// Bound: [`bounds::COMMAND_US`](crate::bounds::COMMAND_US).
     pub write_cmd_us: f64,
     /// Fixed latency of a read command that does not occupy the controller (firmware pipeline,
     /// mapping lookup, completion posting), µs; added before the NAND read.
+    /// Bound: [`bounds::FIXED_LATENCY_US`](crate::bounds::FIXED_LATENCY_US).
     pub read_latency_us: f64,
     /// Fixed latency of a write command that does not occupy the controller, µs; added to its completion.
+    /// Bound: [`bounds::FIXED_LATENCY_US`](crate::bounds::FIXED_LATENCY_US).
     pub write_latency_us: f64,
     /// Controller time to process one TRIM (deallocate) command, µs.
+    /// Bound: [`bounds::COMMAND_US`](crate::bounds::COMMAND_US).
     pub trim_cmd_us: f64,
     /// Additional controller time per 4 KiB unit unmapped by a TRIM, ns.
+    /// Bound: [`bounds::TRIM_UNIT_NS`](crate::bounds::TRIM_UNIT_NS).
     pub trim_unit_ns: f64,
     /// Write buffer (DRAM/SRAM) per write stream, KiB: how far host writes may run ahead of NAND programs.
+    /// Bound: [`bounds::WRITE_BUFFER_KIB`](crate::bounds::WRITE_BUFFER_KIB).
     pub write_buffer_kib: u32,
 }
 
@@ -131,6 +189,7 @@ pub struct HostConfig {
     /// Link: `pcie3x4` (about 3500 MB/s of payload) or `pcie4x4` (about 7000 MB/s).
     pub link: LinkKind,
     /// Override of the payload ceiling, MB/s (per direction).
+    /// Bound: [`bounds::PAYLOAD_MBPS`](crate::bounds::PAYLOAD_MBPS).
     pub payload_mbps: Option<f64>,
 }
 
@@ -156,8 +215,10 @@ impl HostConfig {
 #[serde(deny_unknown_fields)]
 pub struct FtlConfig {
     /// Forced garbage collection starts when free superblocks fall to this many.
+    /// Bound: [`bounds::GC_SUPERBLOCKS`](crate::bounds::GC_SUPERBLOCKS).
     pub gc_low_superblocks: u32,
     /// Idle-time (background) garbage collection runs while free superblocks are below this many.
+    /// Bound: [`bounds::GC_SUPERBLOCKS`](crate::bounds::GC_SUPERBLOCKS).
     pub gc_idle_superblocks: u32,
     /// Victim policy: `greedy` (fewest valid pages first).
     pub victim_policy: VictimKind,
@@ -176,14 +237,18 @@ pub struct CacheConfig {
     /// `none`, `static` (fixed size) or `dynamic` (share of free space).
     pub policy: CacheKind,
     /// Static: cache size in decimal GB of host data held in SLC mode.
+    /// Bound: [`bounds::STATIC_GB`](crate::bounds::STATIC_GB).
     pub static_gb: Option<f64>,
     /// Dynamic: share of free native capacity that may be written in SLC mode (0..1].
+    /// Bound: [`bounds::CACHE_SHARE`](crate::bounds::CACHE_SHARE).
     pub free_share: Option<f64>,
     /// Dynamic: cap on the share of all cells in SLC mode (0..1].
+    /// Bound: [`bounds::CACHE_SHARE`](crate::bounds::CACHE_SHARE).
     pub max_cell_share: Option<f64>,
     /// Fold the cache into native blocks while the host is idle.
     pub idle_fold: bool,
     /// While the host writes to native blocks, fold this many SLC units per host unit (0 = never while busy).
+    /// Bound: [`bounds::BUSY_FOLD_RATIO`](crate::bounds::BUSY_FOLD_RATIO).
     pub busy_fold_ratio: f64,
 }
 
@@ -200,10 +265,13 @@ pub enum CacheKind {
 #[serde(deny_unknown_fields)]
 pub struct ThermalConfig {
     /// Thermal management threshold 1, °C.
+    /// Bound: [`bounds::TMT_C`](crate::bounds::TMT_C).
     pub tmt1_c: f64,
     /// Thermal management threshold 2, °C.
+    /// Bound: [`bounds::TMT_C`](crate::bounds::TMT_C).
     pub tmt2_c: f64,
     /// Ambient temperature, °C.
+    /// Bound: [`bounds::AMBIENT_C`](crate::bounds::AMBIENT_C).
     pub ambient_c: Option<f64>,
 }
 
@@ -212,10 +280,13 @@ pub struct ThermalConfig {
 #[serde(deny_unknown_fields)]
 pub struct PowerConfig {
     /// Lowest idle power actually reached, W.
+    /// Bound: [`bounds::IDLE_W`](crate::bounds::IDLE_W).
     pub idle_w: f64,
     /// Exit latency of that idle state, µs.
+    /// Bound: [`bounds::IDLE_EXIT_US`](crate::bounds::IDLE_EXIT_US).
     pub idle_exit_us: f64,
     /// Peak power, W.
+    /// Bound: [`bounds::PEAK_W`](crate::bounds::PEAK_W).
     pub peak_w: Option<f64>,
 }
 
@@ -224,33 +295,11 @@ pub struct PowerConfig {
 #[serde(deny_unknown_fields)]
 pub struct WearConfig {
     /// Rated program/erase cycles of native blocks.
+    /// Bound: [`bounds::PE_CYCLES`](crate::bounds::PE_CYCLES).
     pub rated_pe_cycles: u32,
     /// P/E cycles beyond which the SLC cache is retired.
+    /// Bound: [`bounds::PE_CYCLES`](crate::bounds::PE_CYCLES).
     pub slc_retire_pe_cycles: Option<u32>,
-}
-
-fn positive(key: &str, v: f64) -> Result<(), ConfigError> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(ConfigError(format!("{key} must be > 0")))
-    }
-}
-
-fn nonzero(key: &str, v: u32) -> Result<(), ConfigError> {
-    if v > 0 {
-        Ok(())
-    } else {
-        Err(ConfigError(format!("{key} must be > 0")))
-    }
-}
-
-fn share(key: &str, v: f64) -> Result<(), ConfigError> {
-    if v.is_finite() && v > 0.0 && v <= 1.0 {
-        Ok(())
-    } else {
-        Err(ConfigError(format!("{key} must be in (0, 1]")))
-    }
 }
 
 /// Turn a serde error (with its path) into a message naming the key.
@@ -311,11 +360,7 @@ impl DriveConfig {
 
     /// Timings of a cell mode (present after validation for SLC and the native mode).
     pub fn timing(&self, mode: CellMode) -> &CellTiming {
-        match mode {
-            CellMode::Slc => &self.nand.slc,
-            CellMode::Tlc => self.nand.tlc.as_ref().expect("validated"),
-            CellMode::Qlc => self.nand.qlc.as_ref().expect("validated"),
-        }
+        self.nand.timing_of(mode).expect("validated")
     }
 
     /// Raw NAND capacity in bytes (native mode).
@@ -339,149 +384,191 @@ impl DriveConfig {
         self.raw_bytes() as f64 / self.user_bytes() as f64 - 1.0
     }
 
-    /// Check every value; errors name the key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        positive("drive.user_capacity_gb", self.user_capacity_gb)?;
+    /// Every numeric field present in the preset with its dotted key and its bound:
+    /// the one table of bounds that [`validate`](Self::validate) checks.
+    pub fn bounded_fields(&self) -> Vec<BoundedField> {
+        let mut f = Fields::default();
+        f.table("drive");
+        f.add(
+            "user_capacity_gb",
+            self.user_capacity_gb,
+            &b::USER_CAPACITY_GB,
+        );
         let g = &self.geometry;
-        nonzero("drive.geometry.channels", g.channels)?;
-        nonzero("drive.geometry.dies_per_channel", g.dies_per_channel)?;
-        nonzero("drive.geometry.planes_per_die", g.planes_per_die)?;
-        nonzero("drive.geometry.blocks_per_plane", g.blocks_per_plane)?;
-        nonzero("drive.geometry.pages_per_block", g.pages_per_block)?;
-        nonzero("drive.geometry.page_bytes", g.page_bytes)?;
-        if !g.page_bytes.is_multiple_of(4096) {
-            return Err(ConfigError(
-                "drive.geometry.page_bytes must be a multiple of 4096".into(),
-            ));
+        f.table("drive.geometry");
+        f.add("channels", g.channels, &b::CHANNELS);
+        f.add("dies_per_channel", g.dies_per_channel, &b::DIES_PER_CHANNEL);
+        f.add("planes_per_die", g.planes_per_die, &b::PLANES_PER_DIE);
+        f.add("blocks_per_plane", g.blocks_per_plane, &b::BLOCKS_PER_PLANE);
+        f.add("pages_per_block", g.pages_per_block, &b::PAGES_PER_BLOCK);
+        f.add("page_bytes", g.page_bytes, &b::PAGE_BYTES);
+        f.table("drive.nand");
+        f.add("channel_mbps", self.nand.channel_mbps, &b::CHANNEL_MBPS);
+        for (mode, timing) in self.nand.modes() {
+            let Some(t) = timing else { continue };
+            f.table(&format!("drive.nand.{}", mode.name()));
+            f.add("t_read_us", t.t_read_us, &b::T_READ_US);
+            f.add("t_prog_us", t.t_prog_us, &b::T_PROG_US);
+            f.add("t_erase_us", t.t_erase_us, &b::T_ERASE_US);
         }
-        positive("drive.nand.channel_mbps", self.nand.channel_mbps)?;
-        let modes = [
-            ("slc", Some(&self.nand.slc), 1),
-            ("tlc", self.nand.tlc.as_ref(), 3),
-            ("qlc", self.nand.qlc.as_ref(), 4),
-        ];
-        for (name, t, bits) in modes {
-            if let Some(t) = t {
-                positive(&format!("drive.nand.{name}.t_read_us"), t.t_read_us)?;
-                positive(&format!("drive.nand.{name}.t_prog_us"), t.t_prog_us)?;
-                positive(&format!("drive.nand.{name}.t_erase_us"), t.t_erase_us)?;
-                if t.bits_per_cell != bits {
+        let c = &self.controller;
+        f.table("drive.controller");
+        f.add("read_cmd_us", c.read_cmd_us, &b::COMMAND_US);
+        f.add("write_cmd_us", c.write_cmd_us, &b::COMMAND_US);
+        f.add("read_latency_us", c.read_latency_us, &b::FIXED_LATENCY_US);
+        f.add("write_latency_us", c.write_latency_us, &b::FIXED_LATENCY_US);
+        f.add("trim_cmd_us", c.trim_cmd_us, &b::COMMAND_US);
+        f.add("trim_unit_ns", c.trim_unit_ns, &b::TRIM_UNIT_NS);
+        f.add("write_buffer_kib", c.write_buffer_kib, &b::WRITE_BUFFER_KIB);
+        f.table("drive.host");
+        f.add_some("payload_mbps", self.host.payload_mbps, &b::PAYLOAD_MBPS);
+        let ftl = &self.ftl;
+        f.table("drive.ftl");
+        f.add(
+            "gc_low_superblocks",
+            ftl.gc_low_superblocks,
+            &b::GC_SUPERBLOCKS,
+        );
+        f.add(
+            "gc_idle_superblocks",
+            ftl.gc_idle_superblocks,
+            &b::GC_SUPERBLOCKS,
+        );
+        let cache = &self.cache;
+        f.table("drive.cache");
+        f.add_some("static_gb", cache.static_gb, &b::STATIC_GB);
+        f.add_some("free_share", cache.free_share, &b::CACHE_SHARE);
+        f.add_some("max_cell_share", cache.max_cell_share, &b::CACHE_SHARE);
+        f.add(
+            "busy_fold_ratio",
+            cache.busy_fold_ratio,
+            &b::BUSY_FOLD_RATIO,
+        );
+        if let Some(t) = &self.thermal {
+            f.table("drive.thermal");
+            f.add("tmt1_c", t.tmt1_c, &b::TMT_C);
+            f.add("tmt2_c", t.tmt2_c, &b::TMT_C);
+            f.add_some("ambient_c", t.ambient_c, &b::AMBIENT_C);
+        }
+        if let Some(p) = &self.power {
+            f.table("drive.power");
+            f.add("idle_w", p.idle_w, &b::IDLE_W);
+            f.add("idle_exit_us", p.idle_exit_us, &b::IDLE_EXIT_US);
+            f.add_some("peak_w", p.peak_w, &b::PEAK_W);
+        }
+        if let Some(w) = &self.wear {
+            f.table("drive.wear");
+            f.add("rated_pe_cycles", w.rated_pe_cycles, &b::PE_CYCLES);
+            f.add_some(
+                "slc_retire_pe_cycles",
+                w.slc_retire_pe_cycles,
+                &b::PE_CYCLES,
+            );
+        }
+        f.fields
+    }
+
+    /// Check every value; errors name the key. First every field against its bound
+    /// (so that nothing below computes with an absurd value), then the relations
+    /// between fields.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for field in self.bounded_fields() {
+            field
+                .bound
+                .check(&field.key, field.value)
+                .map_err(ConfigError)?;
+        }
+        self.check_cell_modes()?;
+        let geo = Geometry::new(self)?;
+        self.check_reclaim_space(&geo)?;
+        self.check_cache()?;
+        self.check_thermal_and_power()
+    }
+
+    /// Each cell mode has its own bits per cell, and the native mode (TLC or QLC) has timings.
+    fn check_cell_modes(&self) -> Result<(), ConfigError> {
+        for (mode, timing) in self.nand.modes() {
+            if let Some(t) = timing {
+                if t.bits_per_cell != mode.bits() {
                     return Err(ConfigError(format!(
-                        "drive.nand.{name}.bits_per_cell must be {bits}"
+                        "drive.nand.{}.bits_per_cell must be {}",
+                        mode.name(),
+                        mode.bits()
                     )));
                 }
             }
         }
-        let native = match self.native_mode {
-            CellMode::Slc => {
-                return Err(ConfigError(
-                    "drive.native_mode must be `tlc` or `qlc`".into(),
-                ))
-            }
-            CellMode::Tlc => ("tlc", &self.nand.tlc),
-            CellMode::Qlc => ("qlc", &self.nand.qlc),
-        };
-        let Some(nt) = native.1 else {
+        if self.native_mode == CellMode::Slc {
+            return Err(ConfigError(
+                "drive.native_mode must be `tlc` or `qlc`".into(),
+            ));
+        }
+        if self.nand.timing_of(self.native_mode).is_none() {
             return Err(ConfigError(format!(
                 "missing key `drive.nand.{}` (the native mode)",
-                native.0
-            )));
-        };
-        if !g.pages_per_block.is_multiple_of(nt.bits_per_cell) {
-            return Err(ConfigError(format!(
-                "drive.geometry.pages_per_block must be a multiple of drive.nand.{}.bits_per_cell",
-                native.0
+                self.native_mode.name()
             )));
         }
-        let c = &self.controller;
-        positive("drive.controller.read_cmd_us", c.read_cmd_us)?;
-        positive("drive.controller.write_cmd_us", c.write_cmd_us)?;
-        positive("drive.controller.trim_cmd_us", c.trim_cmd_us)?;
-        for (k, v) in [
-            ("read_latency_us", c.read_latency_us),
-            ("write_latency_us", c.write_latency_us),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(ConfigError(format!("drive.controller.{k} must be >= 0")));
-            }
-        }
-        if !(c.trim_unit_ns.is_finite() && c.trim_unit_ns >= 0.0) {
-            return Err(ConfigError(
-                "drive.controller.trim_unit_ns must be >= 0".into(),
-            ));
-        }
-        nonzero("drive.controller.write_buffer_kib", c.write_buffer_kib)?;
-        if let Some(p) = self.host.payload_mbps {
-            positive("drive.host.payload_mbps", p)?;
-        }
+        Ok(())
+    }
+
+    /// The garbage-collection thresholds fit the superblocks, and the spare capacity
+    /// holds the GC reserve plus the open write points.
+    fn check_reclaim_space(&self, geo: &Geometry) -> Result<(), ConfigError> {
         let f = &self.ftl;
-        if f.gc_low_superblocks < 2 {
-            return Err(ConfigError(
-                "drive.ftl.gc_low_superblocks must be >= 2".into(),
-            ));
-        }
         if f.gc_idle_superblocks < f.gc_low_superblocks {
             return Err(ConfigError(
                 "drive.ftl.gc_idle_superblocks must be >= drive.ftl.gc_low_superblocks".into(),
             ));
         }
-        let sbs = g.blocks_per_plane;
-        let raw = self.raw_bytes() as f64;
-        let user = self.user_bytes() as f64;
-        let sb_bytes = raw / sbs as f64;
-        // Spare must hold the GC reserve plus open write points.
-        if raw - user < sb_bytes * (f.gc_low_superblocks as f64 + 3.0) {
+        if f.gc_idle_superblocks >= geo.superblocks {
             return Err(ConfigError(format!(
-                "drive.user_capacity_gb leaves too little over-provisioning: raw {:.3} GB, user {:.3} GB, need spare of at least {} superblocks ({:.3} GB)",
-                raw / 1e9,
-                user / 1e9,
-                f.gc_low_superblocks + 3,
-                sb_bytes * (f.gc_low_superblocks as f64 + 3.0) / 1e9
+                "drive.ftl.gc_idle_superblocks = {} must be less than the drive's {} superblocks (drive.geometry.blocks_per_plane)",
+                f.gc_idle_superblocks, geo.superblocks
             )));
         }
-        let cc = &self.cache;
-        match cc.policy {
-            CacheKind::None => {}
+        let raw = geo.total_units() * UNIT;
+        let user = self.user_bytes();
+        let reserve_sbs = f.gc_low_superblocks as u64 + 3;
+        let reserve = reserve_sbs * geo.units_per_sb as u64 * UNIT;
+        if raw.saturating_sub(user) < reserve {
+            return Err(ConfigError(format!(
+                "drive.user_capacity_gb leaves too little over-provisioning: raw {:.3} GB, user {:.3} GB, need spare of at least {reserve_sbs} superblocks ({:.3} GB)",
+                raw as f64 / 1e9,
+                user as f64 / 1e9,
+                reserve as f64 / 1e9
+            )));
+        }
+        Ok(())
+    }
+
+    /// The cache policy has the fields it needs, and a static cache fits the NAND.
+    fn check_cache(&self) -> Result<(), ConfigError> {
+        let c = &self.cache;
+        match c.policy {
+            CacheKind::None => Ok(()),
+            CacheKind::Dynamic => {
+                required(c.free_share, "drive.cache.free_share", "dynamic")?;
+                required(c.max_cell_share, "drive.cache.max_cell_share", "dynamic")?;
+                Ok(())
+            }
             CacheKind::Static => {
-                let Some(s) = cc.static_gb else {
-                    return Err(ConfigError(
-                        "missing key `drive.cache.static_gb` (needed by policy = \"static\")"
-                            .into(),
-                    ));
-                };
-                positive("drive.cache.static_gb", s)?;
-                let slc_bytes_max =
-                    (raw - user) / nt.bits_per_cell as f64 + user / nt.bits_per_cell as f64;
-                if s * 1e9 > slc_bytes_max {
+                let gb = required(c.static_gb, "drive.cache.static_gb", "static")?;
+                // With every cell in SLC mode the NAND holds raw / bits of host data.
+                let bits = self.timing(self.native_mode).bits_per_cell;
+                if gb * 1e9 > self.raw_bytes() as f64 / bits as f64 {
                     return Err(ConfigError(
                         "drive.cache.static_gb is larger than the NAND can hold in SLC mode".into(),
                     ));
                 }
-            }
-            CacheKind::Dynamic => {
-                let Some(s) = cc.free_share else {
-                    return Err(ConfigError(
-                        "missing key `drive.cache.free_share` (needed by policy = \"dynamic\")"
-                            .into(),
-                    ));
-                };
-                share("drive.cache.free_share", s)?;
-                let Some(m) = cc.max_cell_share else {
-                    return Err(ConfigError(
-                        "missing key `drive.cache.max_cell_share` (needed by policy = \"dynamic\")"
-                            .into(),
-                    ));
-                };
-                share("drive.cache.max_cell_share", m)?;
+                Ok(())
             }
         }
-        if !(cc.busy_fold_ratio.is_finite() && cc.busy_fold_ratio >= 0.0) {
-            return Err(ConfigError(
-                "drive.cache.busy_fold_ratio must be >= 0".into(),
-            ));
-        }
+    }
+
+    /// Thresholds and powers in their natural order.
+    fn check_thermal_and_power(&self) -> Result<(), ConfigError> {
         if let Some(t) = &self.thermal {
-            positive("drive.thermal.tmt1_c", t.tmt1_c)?;
             if t.tmt2_c < t.tmt1_c {
                 return Err(ConfigError(
                     "drive.thermal.tmt2_c must be >= drive.thermal.tmt1_c".into(),
@@ -489,15 +576,60 @@ impl DriveConfig {
             }
         }
         if let Some(p) = &self.power {
-            positive("drive.power.idle_w", p.idle_w)?;
-            if p.idle_exit_us < 0.0 {
-                return Err(ConfigError("drive.power.idle_exit_us must be >= 0".into()));
+            if p.peak_w.is_some_and(|peak| peak < p.idle_w) {
+                return Err(ConfigError(
+                    "drive.power.peak_w must be >= drive.power.idle_w".into(),
+                ));
             }
         }
-        if let Some(w) = &self.wear {
-            nonzero("drive.wear.rated_pe_cycles", w.rated_pe_cycles)?;
-        }
         Ok(())
+    }
+}
+
+/// A field a cache policy needs: present, or an error naming it and the policy.
+fn required<T: Copy>(value: Option<T>, key: &str, policy: &str) -> Result<T, ConfigError> {
+    value.ok_or_else(|| {
+        ConfigError(format!(
+            "missing key `{key}` (needed by policy = \"{policy}\")"
+        ))
+    })
+}
+
+/// One bounded numeric field of a preset.
+#[derive(Debug, Clone)]
+pub struct BoundedField {
+    /// Dotted TOML path, e.g. `drive.nand.tlc.t_prog_us`.
+    pub key: String,
+    pub value: f64,
+    pub bound: &'static Bound,
+}
+
+/// Builder of the table of bounded fields, one TOML table after another.
+#[derive(Default)]
+struct Fields {
+    table: String,
+    fields: Vec<BoundedField>,
+}
+
+impl Fields {
+    /// Fields added from now on are in the table with this dotted name.
+    fn table(&mut self, name: &str) {
+        self.table = name.to_string();
+    }
+
+    fn add(&mut self, field: &str, value: impl Into<f64>, bound: &'static Bound) {
+        self.fields.push(BoundedField {
+            key: format!("{}.{field}", self.table),
+            value: value.into(),
+            bound,
+        });
+    }
+
+    /// An optional field is checked when present.
+    fn add_some(&mut self, field: &str, value: Option<impl Into<f64>>, bound: &'static Bound) {
+        if let Some(v) = value {
+            self.add(field, v, bound);
+        }
     }
 }
 
@@ -604,11 +736,11 @@ busy_fold_ratio = 0.0
         let base = SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.001");
         assert_eq!(
             err(&base.replace("t_prog_us = 700.0", "t_prog_us = 0.0")),
-            "drive.nand.tlc.t_prog_us must be > 0"
+            "drive.nand.tlc.t_prog_us = 0 is outside 1..100000 (µs)"
         );
         assert_eq!(
             err(&base.replace("channels = 2", "channels = 0")),
-            "drive.geometry.channels must be > 0"
+            "drive.geometry.channels = 0 is outside 1..64"
         );
         assert_eq!(
             err(&base.replace("page_bytes = 8192", "page_bytes = 5000")),
@@ -616,7 +748,7 @@ busy_fold_ratio = 0.0
         );
         assert_eq!(
             err(&base.replace("max_cell_share = 0.5", "max_cell_share = 1.5")),
-            "drive.cache.max_cell_share must be in (0, 1]"
+            "drive.cache.max_cell_share = 1.5 is outside 0.01..1"
         );
         assert!(
             err(&SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.006"))
@@ -625,6 +757,194 @@ busy_fold_ratio = 0.0
         assert!(
             err(&base.replace("link = \"pcie4x4\"", "link = \"pcie9x4\""))
                 .starts_with("drive.host.link")
+        );
+        assert_eq!(
+            err(&base.replace("channels = 2", "channels = -1")),
+            "drive.geometry.channels: invalid value: integer `-1`, expected u32"
+        );
+        assert_eq!(
+            err(&base.replace("gc_idle_superblocks = 5", "gc_idle_superblocks = 32")),
+            "drive.ftl.gc_idle_superblocks = 32 must be less than the drive's 32 superblocks (drive.geometry.blocks_per_plane)"
+        );
+    }
+
+    /// SMALL at 70 % of raw with every optional field present, so that every bound applies.
+    pub fn full_text() -> String {
+        SMALL
+            .replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.0044")
+            .replace(
+                "link = \"pcie4x4\"",
+                "link = \"pcie4x4\"\npayload_mbps = 7000.0",
+            )
+            .replace(
+                "policy = \"dynamic\"",
+                "policy = \"dynamic\"\nstatic_gb = 0.001",
+            )
+            + OPTIONAL_SECTIONS
+    }
+
+    const OPTIONAL_SECTIONS: &str = r#"
+[drive.nand.qlc]
+t_read_us = 110.0
+t_prog_us = 3500.0
+t_erase_us = 10000.0
+bits_per_cell = 4
+
+[drive.thermal]
+tmt1_c = 80.0
+tmt2_c = 82.0
+ambient_c = 25.0
+
+[drive.power]
+idle_w = 0.05
+idle_exit_us = 1000.0
+peak_w = 8.0
+
+[drive.wear]
+rated_pe_cycles = 3000
+slc_retire_pe_cycles = 2000
+"#;
+
+    /// `text` with the value at the dotted `key` replaced.
+    pub fn with_value(text: &str, key: &str, value: toml::Value) -> String {
+        let mut doc: toml::Table = text.parse().unwrap();
+        let (tables, field) = key.rsplit_once('.').unwrap();
+        let mut table = &mut doc;
+        for name in tables.split('.') {
+            table = table.get_mut(name).unwrap().as_table_mut().unwrap();
+        }
+        table.insert(field.into(), value);
+        toml::to_string(&doc).unwrap()
+    }
+
+    /// Dotted keys of every number in a TOML table.
+    pub fn numeric_keys(table: &toml::Table, prefix: &str) -> Vec<String> {
+        let mut keys = Vec::new();
+        for (name, value) in table {
+            let key = format!("{prefix}{name}");
+            match value {
+                toml::Value::Integer(_) | toml::Value::Float(_) => keys.push(key),
+                toml::Value::Table(t) => keys.extend(numeric_keys(t, &format!("{key}."))),
+                _ => {}
+            }
+        }
+        keys
+    }
+
+    /// Values just below and just above a bound, of the field's TOML type.
+    fn just_outside(bound: &Bound) -> [toml::Value; 2] {
+        match bound.kind {
+            b::Kind::Integer => [
+                toml::Value::Integer(bound.min as i64 - 1),
+                toml::Value::Integer(bound.max as i64 + 1),
+            ],
+            b::Kind::Real => {
+                let nudge = |v: f64| v.abs().max(1.0) * 1e-6;
+                [
+                    toml::Value::Float(bound.min - nudge(bound.min)),
+                    toml::Value::Float(bound.max + nudge(bound.max)),
+                ]
+            }
+        }
+    }
+
+    #[test]
+    fn every_number_of_a_preset_has_a_bound() {
+        let full = full_text();
+        let cfg = DriveConfig::from_toml_str(&full).unwrap();
+        let mut bounded: Vec<String> = cfg.bounded_fields().into_iter().map(|f| f.key).collect();
+        let mut numbers: Vec<String> = numeric_keys(&full.parse().unwrap(), "")
+            .into_iter()
+            // Not a range: each mode has exactly one value, checked by check_cell_modes.
+            .filter(|k| !k.ends_with(".bits_per_cell"))
+            .collect();
+        bounded.sort();
+        numbers.sort();
+        assert_eq!(bounded, numbers);
+    }
+
+    #[test]
+    fn every_bounded_field_just_outside_its_range_is_refused_by_name() {
+        let full = full_text();
+        let cfg = DriveConfig::from_toml_str(&full).unwrap();
+        for field in cfg.bounded_fields() {
+            for value in just_outside(field.bound) {
+                let text = with_value(&full, &field.key, value.clone());
+                let msg = err(&text);
+                assert!(
+                    msg.starts_with(&format!("{} = ", field.key)) && msg.contains(" is outside "),
+                    "{} = {value}: {msg}",
+                    field.key
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_values_of_issue_9_are_refused_at_load_with_the_field_value_and_range() {
+        let base = SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.001");
+        let cases = [
+            (
+                "channel_mbps = 800.0",
+                "channel_mbps = 1e-300",
+                "drive.nand.channel_mbps = 1e-300 is outside 10..10000 (MB/s)",
+            ),
+            (
+                "t_prog_us = 700.0",
+                "t_prog_us = 1e10",
+                "drive.nand.tlc.t_prog_us = 1e10 is outside 1..100000 (µs)",
+            ),
+            (
+                "read_cmd_us = 2.0",
+                "read_cmd_us = 1e8",
+                "drive.controller.read_cmd_us = 1e8 is outside 0.01..10000 (µs)",
+            ),
+            (
+                "t_prog_us = 700.0",
+                "t_prog_us = 1e20",
+                "drive.nand.tlc.t_prog_us = 1e20 is outside 1..100000 (µs)",
+            ),
+            (
+                "t_prog_us = 700.0",
+                "t_prog_us = 1e-300",
+                "drive.nand.tlc.t_prog_us = 1e-300 is outside 1..100000 (µs)",
+            ),
+            (
+                "page_bytes = 8192",
+                "page_bytes = 1073741824",
+                "drive.geometry.page_bytes = 1073741824 is outside 4096..65536 (bytes)",
+            ),
+            (
+                "channels = 2",
+                "channels = 4294967295",
+                "drive.geometry.channels = 4294967295 is outside 1..64",
+            ),
+        ];
+        for (line, bad, expected) in cases {
+            assert!(base.contains(line));
+            assert_eq!(err(&base.replace(line, bad)), expected);
+        }
+    }
+
+    #[test]
+    fn a_geometry_beyond_32_bit_page_addresses_is_refused() {
+        let huge = full_text()
+            .replace("channels = 2", "channels = 64")
+            .replace("dies_per_channel = 2", "dies_per_channel = 64")
+            .replace("planes_per_die = 1", "planes_per_die = 16")
+            .replace("page_bytes = 8192", "page_bytes = 65536")
+            .replace("pages_per_block = 6", "pages_per_block = 16383");
+        assert_eq!(
+            err(&huge),
+            "drive.geometry: 4 KiB units per superblock = 17178820608 is outside 1..4294967294 (the simulator's 32-bit page addresses); use a smaller geometry"
+        );
+        let many_blocks = full_text()
+            .replace("pages_per_block = 6", "pages_per_block = 16383")
+            .replace("blocks_per_plane = 32", "blocks_per_plane = 65536");
+        assert!(
+            err(&many_blocks).starts_with("drive.geometry: 4 KiB units in the NAND array = "),
+            "{}",
+            err(&many_blocks)
         );
     }
 }

@@ -18,11 +18,12 @@
 //!   is below the idle threshold).
 
 use crate::cache::{self, CachePolicy, CacheView};
-use crate::config::DriveConfig;
+use crate::config::{ConfigError, DriveConfig};
 use crate::ftl::{Ftl, SbState, Stream};
 use crate::geometry::{Geometry, Ppa, NONE, UNIT};
 use crate::nand::Nand;
 use crate::step::Counters;
+use crate::time::{ns_from_us, ps_from_ns, ps_to_move};
 use crate::timeline::GapTimeline;
 
 const FORCED: usize = 0;
@@ -42,10 +43,6 @@ struct Cursor {
     pu_ready: u64,
     /// Relocations per host unit needed to keep pace (forced mode).
     ratio: f64,
-}
-
-fn ns(us: f64) -> u64 {
-    (us * 1000.0).round() as u64
 }
 
 /// The drive.
@@ -96,27 +93,28 @@ pub struct Raw {
 }
 
 impl Device {
-    pub fn new(cfg: &DriveConfig) -> Device {
-        let geo = Geometry::new(cfg);
+    /// The drive of a validated preset; an error only when its geometry cannot be addressed.
+    pub fn new(cfg: &DriveConfig) -> Result<Device, ConfigError> {
+        let geo = Geometry::new(cfg)?;
         let nand = Nand::new(cfg, &geo);
         let cache = cache::from_config(cfg, &geo);
         let pu_bytes = geo.units_per_pu as u64 * UNIT;
         let k = ((cfg.controller.write_buffer_kib as u64 * 1024) / pu_bytes).max(1) as usize;
         let c = &cfg.controller;
-        Device {
+        Ok(Device {
             nand,
             gc_low: cfg.ftl.gc_low_superblocks,
             gc_idle: cfg.ftl.gc_idle_superblocks,
             ctrl_free: 0,
             link_in_free: 0,
             link_out: GapTimeline::new(64),
-            link_ps_per_byte: (1e6 / cfg.host.link_mbps()).round() as u64,
-            read_cmd_ns: ns(c.read_cmd_us),
-            write_cmd_ns: ns(c.write_cmd_us),
-            read_lat_ns: ns(c.read_latency_us),
-            write_lat_ns: ns(c.write_latency_us),
-            trim_cmd_ns: ns(c.trim_cmd_us),
-            trim_unit_ps: (c.trim_unit_ns * 1000.0).round() as u64,
+            link_ps_per_byte: ps_to_move(1, cfg.host.link_mbps()),
+            read_cmd_ns: ns_from_us(c.read_cmd_us),
+            write_cmd_ns: ns_from_us(c.write_cmd_us),
+            read_lat_ns: ns_from_us(c.read_latency_us),
+            write_lat_ns: ns_from_us(c.write_latency_us),
+            trim_cmd_ns: ns_from_us(c.trim_cmd_us),
+            trim_unit_ps: ps_from_ns(c.trim_unit_ns),
             ring: [vec![0; k], vec![0; k]],
             ring_seq: [0; 2],
             cursors: [Cursor::default(); 2],
@@ -130,7 +128,7 @@ impl Device {
             ftl: Ftl::new(geo),
             #[cfg(test)]
             seq: 0,
-        }
+        })
     }
 
     pub fn geo(&self) -> &Geometry {

@@ -11,7 +11,8 @@
 //! superblock has only `pages_per_block / bits(native)` rows, so it holds
 //! `1 / bits` of its native data.
 
-use crate::config::{CellMode, DriveConfig};
+use crate::bounds::Bound;
+use crate::config::{CellMode, ConfigError, DriveConfig};
 
 /// Bytes in one mapping unit.
 pub const UNIT: u64 = 4096;
@@ -20,6 +21,28 @@ pub const UNIT: u64 = 4096;
 pub type Ppa = u32;
 /// Marker of "no address" in mapping tables.
 pub const NONE: u32 = u32::MAX;
+
+/// A derived count of the geometry: at least 1, and every address built from it
+/// (at most the count of units in the NAND array) below [`NONE`].
+const ADDRESSABLE: Bound = Bound::integer(1, NONE as u64 - 1, "");
+
+/// The product of `factors`, checked to be [`ADDRESSABLE`] (no overflow on the way).
+fn count(what: &str, factors: &[u32]) -> Result<u32, ConfigError> {
+    let exact = factors
+        .iter()
+        .try_fold(1u64, |p, &f| p.checked_mul(f as u64));
+    // An overflowing product is shown as a float; it is refused either way.
+    let shown = exact.map_or_else(|| factors.iter().map(|&f| f as f64).product(), |p| p as f64);
+    ADDRESSABLE
+        .check(&format!("drive.geometry: {what}"), shown)
+        .map_err(|e| {
+            ConfigError(format!(
+                "{e} (the simulator's 32-bit page addresses); use a smaller geometry"
+            ))
+        })?;
+    // Exact: the check passed, so the product is a whole number below 2^32.
+    Ok(shown as u32)
+}
 
 /// Exact division of 32-bit numbers by a fixed 32-bit divisor with a multiply
 /// (Lemire, Kaser, Kurz 2019: M = floor(2^64 / d) + 1 is exact for all 32-bit n).
@@ -77,19 +100,43 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    pub fn new(cfg: &DriveConfig) -> Geometry {
+    /// Derive the geometry of a preset whose fields are within their bounds and whose
+    /// native mode has timings (`DriveConfig::validate` checks both first). Errors
+    /// name the relation that fails: a page of whole 4 KiB units, a block of whole
+    /// SLC rows, and counts that 32-bit page addresses can reach.
+    pub fn new(cfg: &DriveConfig) -> Result<Geometry, ConfigError> {
         let g = &cfg.geometry;
-        let dies = g.channels * g.dies_per_channel;
-        let units_per_pu = g.planes_per_die * g.page_bytes / UNIT as u32;
+        if !g.page_bytes.is_multiple_of(UNIT as u32) {
+            return Err(ConfigError(
+                "drive.geometry.page_bytes must be a multiple of 4096".into(),
+            ));
+        }
         let native_bits = cfg.timing(cfg.native_mode).bits_per_cell;
+        if !g.pages_per_block.is_multiple_of(native_bits) {
+            return Err(ConfigError(format!(
+                "drive.geometry.pages_per_block must be a multiple of drive.nand.{}.bits_per_cell",
+                cfg.native_mode.name()
+            )));
+        }
         let rows_slc = g.pages_per_block / native_bits;
-        let units_per_sb = (g.pages_per_block as u64 * dies as u64 * units_per_pu as u64) as u32;
-        let total = g.blocks_per_plane as u64 * units_per_sb as u64;
-        assert!(
-            total < NONE as u64,
-            "geometry too large for 32-bit page addresses"
-        );
-        Geometry {
+        let dies = count("dies", &[g.channels, g.dies_per_channel])?;
+        let units_per_pu = count(
+            "4 KiB units per program unit",
+            &[g.planes_per_die, g.page_bytes / UNIT as u32],
+        )?;
+        let units_per_sb = count(
+            "4 KiB units per superblock",
+            &[g.pages_per_block, dies, units_per_pu],
+        )?;
+        let units_per_sb_slc = count(
+            "4 KiB units per SLC superblock",
+            &[rows_slc, dies, units_per_pu],
+        )?;
+        count(
+            "4 KiB units in the NAND array",
+            &[g.blocks_per_plane, units_per_sb],
+        )?;
+        Ok(Geometry {
             channels: g.channels,
             dies,
             superblocks: g.blocks_per_plane,
@@ -97,14 +144,14 @@ impl Geometry {
             rows_native: g.pages_per_block,
             rows_slc,
             units_per_sb,
-            units_per_sb_slc: rows_slc * dies * units_per_pu,
+            units_per_sb_slc,
             user_units: cfg.user_bytes() / UNIT,
             native_bits,
             native_mode: cfg.native_mode,
             div_sb: FastDiv::new(units_per_sb),
             div_pu: FastDiv::new(units_per_pu),
             div_dies: FastDiv::new(dies),
-        }
+        })
     }
 
     /// Total physical units (native mode).
@@ -165,8 +212,37 @@ mod tests {
     }
 
     #[test]
+    fn unaddressable_geometries_are_errors_not_panics() {
+        // Geometry::new on values that never passed their bounds.
+        type Change = fn(&mut DriveConfig);
+        let cases: [(Change, &str); 3] = [
+            (
+                |c| c.geometry.channels = 0,
+                "drive.geometry: dies = 0 is outside 1..4294967294",
+            ),
+            (
+                |c| {
+                    c.geometry.planes_per_die = u32::MAX;
+                    c.geometry.page_bytes = 1 << 31;
+                },
+                "drive.geometry: 4 KiB units per program unit = ",
+            ),
+            (
+                |c| c.geometry.pages_per_block = 3 << 30,
+                "drive.geometry: 4 KiB units per superblock = ",
+            ),
+        ];
+        for (change, expected) in cases {
+            let mut cfg = small(0.6);
+            change(&mut cfg);
+            let msg = Geometry::new(&cfg).unwrap_err().0;
+            assert!(msg.starts_with(expected), "{msg}");
+        }
+    }
+
+    #[test]
     fn addressing_round_trips() {
-        let g = Geometry::new(&small(0.6));
+        let g = Geometry::new(&small(0.6)).unwrap();
         assert_eq!(g.dies, 4);
         assert_eq!(g.units_per_pu, 2);
         assert_eq!(g.units_per_sb, 6 * 4 * 2);

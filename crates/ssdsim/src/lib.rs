@@ -12,6 +12,7 @@
 //! println!("{:.0} MB/s", r.mbps());
 //! ```
 
+pub mod bounds;
 pub mod cache;
 pub mod config;
 pub mod device;
@@ -22,6 +23,7 @@ pub mod nand;
 pub mod rng;
 pub mod run;
 pub mod step;
+pub mod time;
 pub mod timeline;
 
 #[cfg(test)]

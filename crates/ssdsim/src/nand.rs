@@ -16,6 +16,7 @@
 
 use crate::config::{CellMode, DriveConfig};
 use crate::geometry::{Geometry, UNIT};
+use crate::time::{ns_from_us, ps_to_move};
 use crate::timeline::GapTimeline;
 
 /// Timings of one mode, in ns.
@@ -42,25 +43,21 @@ pub struct Nand {
     pub erases: u64,
 }
 
-fn us(v: f64) -> u64 {
-    (v * 1000.0).round() as u64
-}
-
 impl Nand {
     pub fn new(cfg: &DriveConfig, geo: &Geometry) -> Nand {
         let t = |m: CellMode| {
             let c = cfg.timing(m);
             ModeNs {
-                read: us(c.t_read_us),
-                prog: us(c.t_prog_us),
-                erase: us(c.t_erase_us),
+                read: ns_from_us(c.t_read_us),
+                prog: ns_from_us(c.t_prog_us),
+                erase: ns_from_us(c.t_erase_us),
             }
         };
         Nand {
             die: vec![GapTimeline::new(8); geo.dies as usize],
             chan: vec![GapTimeline::new(16); geo.channels as usize],
             channels: geo.channels,
-            unit_xfer_ps: (UNIT as f64 / (cfg.nand.channel_mbps * 1e6) * 1e12).round() as u64,
+            unit_xfer_ps: ps_to_move(UNIT, cfg.nand.channel_mbps),
             slc: t(CellMode::Slc),
             native: t(cfg.native_mode),
             reads: 0,

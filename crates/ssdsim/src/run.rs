@@ -11,18 +11,22 @@
 //! so that busy / (busy + idle) = duty cycle; then it idles `idle_after`.
 //! Idle time is given to the drive for folding and garbage collection.
 
+use crate::bounds;
 use crate::config::DriveConfig;
 use crate::device::Device;
 use crate::geometry::UNIT;
 use crate::histogram::LatHist;
 use crate::rng::Rng;
 use crate::step::*;
+use crate::time::{ns_from_s, NS_PER_S};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
-const NS: f64 = 1e9;
+/// The most virtual time a drive may live (146 years): far below `u64::MAX` ns, so that
+/// adding one step (at most a few times [`bounds::MAX_STEP_S`]) never overflows.
+const MAX_DRIVE_AGE_NS: u64 = 1 << 62;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Dir {
@@ -80,7 +84,7 @@ impl Drive {
 
     pub fn with_seed(cfg: DriveConfig, seed: u64) -> Result<Drive, SimError> {
         cfg.validate()?;
-        let dev = Device::new(&cfg);
+        let dev = Device::new(&cfg)?;
         Ok(Drive {
             cfg,
             dev,
@@ -105,7 +109,7 @@ impl Drive {
 
     /// Virtual time since the drive was created, seconds.
     pub fn now_s(&self) -> f64 {
-        self.now as f64 / NS
+        self.now as f64 / NS_PER_S
     }
 
     /// Cumulative counters and current state.
@@ -121,6 +125,12 @@ impl Drive {
     /// Run one step.
     pub fn run(&mut self, step: &Step) -> Result<StepResult, SimError> {
         step.validate(self.user_bytes()).map_err(SimError::Step)?;
+        if self.now > MAX_DRIVE_AGE_NS {
+            return Err(SimError::Step(format!(
+                "step {}: the simulated drive has already run for 146 years of drive time, the most it may; start a new drive",
+                step.label
+            )));
+        }
         let t0 = self.now;
         let before = self.dev.snapshot();
         if step.purge {
@@ -128,8 +138,8 @@ impl Drive {
             self.now = end;
             return Ok(StepResult {
                 label: step.label.clone(),
-                start_s: t0 as f64 / NS,
-                busy_s: (end - t0) as f64 / NS,
+                start_s: t0 as f64 / NS_PER_S,
+                busy_s: (end - t0) as f64 / NS_PER_S,
                 idle_s: 0.0,
                 bursts: 1,
                 read: None,
@@ -181,10 +191,12 @@ impl Drive {
 
         let bursts = step.bursts_count();
         let burst_limit = step.burst_bytes.unwrap_or(step.bytes_limit());
-        let runtime_ns = step.runtime.map(|r| (r * NS) as u64).unwrap_or(u64::MAX);
+        let runtime_ns = step.runtime.map(ns_from_s).unwrap_or(u64::MAX);
         // Like fio's rate_iops, the time waited between commands counts in the step's
         // busy time, so IOPS = commands / runtime comes out at the rate.
-        let period_ns = step.rate_iops.map(|r| (NS / r as f64) as u64);
+        let period_ns = step.rate_iops.map(|r| NS_PER_S as u64 / r);
+        // However slow the drive, the step's time axis (and its per-second series) is bounded.
+        let step_end = t0 + ns_from_s(bounds::MAX_STEP_S);
         let mut busy_total = 0u64;
         let mut idle_total = 0u64;
         let mut bursts_done = 0;
@@ -213,6 +225,9 @@ impl Drive {
                 if ti >= deadline {
                     heap.push(Reverse(slot));
                     break;
+                }
+                if ti >= step_end {
+                    return Err(self.too_long(step));
                 }
                 if let Some(period) = period_ns {
                     next_issue = ti + period;
@@ -265,10 +280,14 @@ impl Drive {
             let busy = end - start;
             busy_total += busy;
             bursts_done += 1;
+            // At most 999 times the burst (the duty cycle is at least 0.001).
             let idle = match step.duty_cycle {
                 Some(d) if d < 1.0 => (busy as f64 * (1.0 / d - 1.0)) as u64,
                 _ => 0,
             };
+            if end + idle > step_end {
+                return Err(self.too_long(step));
+            }
             if idle > 0 {
                 self.dev.idle(end, end + idle);
             }
@@ -278,7 +297,7 @@ impl Drive {
                 break; // time limit reached
             }
         }
-        let after = (step.idle_after * NS) as u64;
+        let after = ns_from_s(step.idle_after);
         if after > 0 {
             self.dev.idle(t, t + after);
             idle_total += after;
@@ -286,7 +305,7 @@ impl Drive {
         }
         self.now = t;
 
-        let busy_s = busy_total as f64 / NS;
+        let busy_s = busy_total as f64 / NS_PER_S;
         let dir_result = |i: usize| -> Option<DirectionResult> {
             let h = &hist[i];
             if h.count == 0 {
@@ -309,7 +328,7 @@ impl Drive {
                 },
             })
         };
-        let span_s = (max_done - t0) as f64 / NS;
+        let span_s = (max_done - t0) as f64 / NS_PER_S;
         let per_second = sec
             .iter()
             .enumerate()
@@ -330,9 +349,9 @@ impl Drive {
         };
         Ok(StepResult {
             label: step.label.clone(),
-            start_s: t0 as f64 / NS,
+            start_s: t0 as f64 / NS_PER_S,
             busy_s,
-            idle_s: idle_total as f64 / NS,
+            idle_s: idle_total as f64 / NS_PER_S,
             bursts: bursts_done.max(1),
             read: dir_result(0),
             write: dir_result(1),
@@ -342,6 +361,17 @@ impl Drive {
             counters: delta(&before, &self.dev.snapshot()),
             notes: vec![],
         })
+    }
+
+    /// The error of a step that ran past [`bounds::MAX_STEP_S`] of drive time; the
+    /// drive's clock moves on to the end of the work already done.
+    fn too_long(&mut self, step: &Step) -> SimError {
+        self.now = self.dev.quiet_at();
+        SimError::Step(format!(
+            "step {}: still running after {} s of drive time (the most a step may take); give it a runtime, a smaller io_size or a higher rate_iops",
+            step.label,
+            bounds::MAX_STEP_S
+        ))
     }
 }
 
@@ -358,7 +388,7 @@ fn gib_series(marks: &[u64], written: u64, t0: u64) -> Vec<GibPoint> {
     let mut i = seg_mib;
     while i <= marks.len() {
         let t = marks[i - 1];
-        let dt = (t - prev).max(1) as f64 / NS;
+        let dt = (t - prev).max(1) as f64 / NS_PER_S;
         out.push(GibPoint {
             gib: (i as u64 * MIB) as f64 / GIB as f64,
             mbps: (seg_mib as u64 * MIB) as f64 / dt / 1e6,

@@ -6,6 +6,7 @@
 //! latency histograms, per-second and per-GiB series, idle time) and the
 //! drive's internal counters.
 
+use crate::bounds::{self, Bound};
 use std::fmt;
 
 /// I/O pattern, with fio's `rw=` names.
@@ -99,7 +100,9 @@ impl Step {
     /// The whole-drive-fill shape of METHODOLOGY.md: 128 KiB sequential writes at QD32
     /// over `span`, with the throughput of every segment written.
     pub fn fill(label: &str, span: u64) -> Step {
-        Step::new(label, Op::Write, 128 * 1024, span).qd(32).per_gib()
+        Step::new(label, Op::Write, 128 * 1024, span)
+            .qd(32)
+            .per_gib()
     }
 
     /// A purge step.
@@ -148,15 +151,22 @@ impl Step {
         self
     }
 
-    /// The same checks as the Python model, plus "the span fits the drive".
+    /// The same checks as the Python model, every field within its bound
+    /// ([`crate::bounds`]), plus "the span fits the drive" and "a step without a
+    /// runtime ends in reasonable time". Errors name the step and the field.
     pub fn validate(&self, user_bytes: u64) -> Result<(), String> {
         if self.purge {
             return Ok(());
         }
         let l = &self.label;
-        if self.bs == 0 || !self.bs.is_multiple_of(512) {
+        for (key, value, bound) in self.bounded_fields() {
+            if let Some(v) = value {
+                bound.check(key, v).map_err(|e| format!("step {l}: {e}"))?;
+            }
+        }
+        if !self.bs.is_multiple_of(512) {
             return Err(format!(
-                "step {l}: bs={} is not a positive multiple of 512 bytes",
+                "step {l}: bs = {} is not a multiple of 512 bytes",
                 self.bs
             ));
         }
@@ -171,42 +181,17 @@ impl Step {
                 self.size, self.bs
             ));
         }
-        if self.offset + self.size > user_bytes {
+        let end = self.offset.checked_add(self.size);
+        if end.is_none_or(|end| end > user_bytes) {
             return Err(format!(
-                "step {l}: span {}..{} exceeds the drive's {} bytes",
-                self.offset,
-                self.offset + self.size,
-                user_bytes
+                "step {l}: span of {} bytes from offset {} exceeds the drive's {user_bytes} bytes",
+                self.size, self.offset
             ));
-        }
-        if self.iodepth == 0 || self.iodepth > 4096 {
-            return Err(format!("step {l}: iodepth must be in 1..=4096"));
         }
         if self.rw.is_mixed() != self.rwmixread.is_some() {
             return Err(format!(
                 "step {l}: rwmixread is required for randrw/rw and only for them"
             ));
-        }
-        if let Some(m) = self.rwmixread {
-            if m > 100 {
-                return Err(format!("step {l}: rwmixread must be 0..=100"));
-            }
-        }
-        if let Some(r) = self.runtime {
-            if !(r.is_finite() && r > 0.0) {
-                return Err(format!("step {l}: runtime must be > 0"));
-            }
-        }
-        if let Some(d) = self.duty_cycle {
-            if !(d > 0.0 && d <= 1.0) {
-                return Err(format!("step {l}: duty_cycle must be in (0, 1]"));
-            }
-        }
-        if self.rate_iops == Some(0) {
-            return Err(format!("step {l}: rate_iops must be > 0"));
-        }
-        if !(self.idle_after.is_finite() && self.idle_after >= 0.0) {
-            return Err(format!("step {l}: idle_after must be >= 0"));
         }
         if let Some(b) = self.burst_bytes {
             let (Some(io), Some(_)) = (self.io_size, self.duty_cycle) else {
@@ -220,10 +205,39 @@ impl Step {
                 ));
             }
         }
-        if self.io_size == Some(0) {
-            return Err(format!("step {l}: io_size must be > 0"));
+        let untimed_limit = user_bytes.saturating_mul(bounds::MAX_DRIVE_WRITES_UNTIMED);
+        if self.runtime.is_none() && self.bytes_limit() > untimed_limit {
+            return Err(format!(
+                "step {l}: io_size = {} is more than {} times the drive's {user_bytes} bytes, and no runtime ends the step: give it a runtime or a smaller io_size",
+                self.bytes_limit(),
+                bounds::MAX_DRIVE_WRITES_UNTIMED
+            ));
         }
         Ok(())
+    }
+
+    /// Every numeric field with its bound; optional fields are checked when present.
+    fn bounded_fields(&self) -> [(&'static str, Option<f64>, &'static Bound); 8] {
+        // Exact below 2^53; above, rounding moves a value by less than 2^-52 of it.
+        let float = |v: u64| v as f64;
+        [
+            ("bs", Some(float(self.bs)), &bounds::STEP_BS),
+            ("iodepth", Some(self.iodepth.into()), &bounds::STEP_IODEPTH),
+            (
+                "rwmixread",
+                self.rwmixread.map(f64::from),
+                &bounds::STEP_RWMIXREAD,
+            ),
+            ("runtime", self.runtime, &bounds::STEP_RUNTIME_S),
+            ("io_size", self.io_size.map(float), &bounds::STEP_IO_SIZE),
+            ("duty_cycle", self.duty_cycle, &bounds::STEP_DUTY_CYCLE),
+            ("idle_after", Some(self.idle_after), &bounds::STEP_IDLE_S),
+            (
+                "rate_iops",
+                self.rate_iops.map(float),
+                &bounds::STEP_RATE_IOPS,
+            ),
+        ]
     }
 
     /// Number of bursts (1 without bursts).
@@ -401,5 +415,115 @@ impl std::error::Error for SimError {}
 impl From<crate::config::ConfigError> for SimError {
     fn from(e: crate::config::ConfigError) -> Self {
         SimError::Config(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DRIVE_BYTES: u64 = 1 << 30;
+
+    fn valid() -> Step {
+        Step::new("s", Op::RandWrite, 4096, 1 << 20)
+    }
+
+    #[test]
+    fn absurd_step_values_are_refused_naming_the_field() {
+        let cases = [
+            (
+                Step { bs: 0, ..valid() },
+                "bs = 0 is outside 512..1073741824 (bytes)",
+            ),
+            (
+                Step {
+                    bs: u64::MAX,
+                    ..valid()
+                },
+                "bs = 18446744073709551615 is outside",
+            ),
+            (
+                Step {
+                    bs: 1000,
+                    ..valid()
+                },
+                "bs = 1000 is not a multiple of 512",
+            ),
+            (valid().qd(0), "iodepth = 0 is outside 1..4096"),
+            (valid().qd(u32::MAX), "iodepth = 4294967295 is outside"),
+            (
+                Step { size: 0, ..valid() },
+                "span 0 B is smaller than one block",
+            ),
+            (
+                Step {
+                    size: u64::MAX / 512 * 512,
+                    ..valid()
+                },
+                "span of",
+            ),
+            (
+                valid().offset(u64::MAX / 512 * 512),
+                "span of 1048576 bytes from offset",
+            ),
+            (
+                valid().runtime(0.0),
+                "runtime = 0 is outside 1e-6..1000000 (s)",
+            ),
+            (valid().runtime(-1.0), "runtime = -1 is outside"),
+            (valid().runtime(f64::NAN), "runtime = NaN is outside"),
+            (valid().runtime(f64::INFINITY), "runtime = inf is outside"),
+            (valid().runtime(1e300), "runtime = 1e300 is outside"),
+            (
+                valid().idle_after(-1.0),
+                "idle_after = -1 is outside 0..1000000 (s)",
+            ),
+            (
+                valid().idle_after(f64::INFINITY),
+                "idle_after = inf is outside",
+            ),
+            (valid().io_size(0), "io_size = 0 is outside"),
+            (
+                valid().io_size(u64::MAX),
+                "io_size = 18446744073709551615 is outside",
+            ),
+            (
+                valid().io_size(DRIVE_BYTES * 101),
+                "is more than 100 times the drive's",
+            ),
+            (
+                valid().rate(0),
+                "rate_iops = 0 is outside 1..100000000 (IOPS)",
+            ),
+            (
+                valid().rate(u64::MAX),
+                "rate_iops = 18446744073709551615 is outside",
+            ),
+            (
+                valid().io_size(1 << 20).bursts(1 << 16, 0.0),
+                "duty_cycle = 0 is outside 0.001..1",
+            ),
+            (
+                valid().io_size(1 << 20).bursts(1 << 16, f64::NAN),
+                "duty_cycle = NaN",
+            ),
+            (
+                Step::new("s", Op::RandRw, 4096, 1 << 20).mix(150),
+                "rwmixread = 150 is outside 0..100 (%)",
+            ),
+        ];
+        for (step, expected) in cases {
+            let msg = step.validate(DRIVE_BYTES).unwrap_err();
+            assert!(
+                msg.starts_with("step s: ") && msg.contains(expected),
+                "{msg}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_runtime_allows_an_unlimited_io_size_as_fio_time_based() {
+        let step = valid().runtime(1.0).io_size(1 << 62);
+        assert_eq!(step.validate(DRIVE_BYTES), Ok(()));
     }
 }

@@ -1,4 +1,4 @@
-//! Calibration against /work/shared/CALIBRATION.md. Each test states its tolerance.
+//! Calibration against the published figures listed in docs/simulator.md (tags CAL:...). Each test states its tolerance.
 mod common;
 use common::*;
 use ssdsim::{Drive, Op, Step};
@@ -140,11 +140,7 @@ fn wd_black_2018_spec_sheet() {
 fn wd_black_cache_is_about_20_gb_and_fixed() {
     let mut d = Drive::new(preset("wd-black-2018-1tb")).unwrap();
     let span = d.whole_span(128 * KIB);
-    let r = d
-        .run(
-            &Step::fill("fill", span),
-        )
-        .unwrap();
+    let r = d.run(&Step::fill("fill", span)).unwrap();
     within(
         "WD Black cache GB (empty drive)",
         cache_estimate_gb(&r),
@@ -162,11 +158,7 @@ fn wd_black_cache_is_about_20_gb_and_fixed() {
 
     d.run(&Step::purge("purge")).unwrap();
     let half = fill_to(&mut d, 0.5, 120.0);
-    let r = d
-        .run(
-            &Step::fill("fill", 64 * GIB).offset(half),
-        )
-        .unwrap();
+    let r = d.run(&Step::fill("fill", 64 * GIB).offset(half)).unwrap();
     within(
         "WD Black cache GB (half-full drive)",
         cache_estimate_gb(&r),
@@ -183,11 +175,7 @@ fn wd_black_cache_is_about_20_gb_and_fixed() {
 fn sn850_cache_is_a_third_of_free_space() {
     let mut d = Drive::new(preset("wd-sn850-1tb")).unwrap();
     let span = d.whole_span(128 * KIB);
-    let r = d
-        .run(
-            &Step::fill("fill", span),
-        )
-        .unwrap();
+    let r = d.run(&Step::fill("fill", span)).unwrap();
     let free = d.user_bytes() as f64 / 1e9;
     within(
         "SN850 cache GB (empty drive)",
@@ -229,11 +217,7 @@ fn sn850_cache_is_a_third_of_free_space() {
 
     d.run(&Step::purge("purge")).unwrap();
     let half = fill_to(&mut d, 0.5, 600.0);
-    let r = d
-        .run(
-            &Step::fill("fill", 256 * GIB).offset(half),
-        )
-        .unwrap();
+    let r = d.run(&Step::fill("fill", 256 * GIB).offset(half)).unwrap();
     let free = (d.user_bytes() - half) as f64 / 1e9;
     within(
         "SN850 cache GB (half-full drive)",

@@ -254,11 +254,7 @@ fn limits_stop_the_step() {
 fn per_gib_series_uses_the_fio_segment_rule() {
     // Under 16 GiB written: segments of bytes/16 rounded down to 1 MiB.
     let mut d = Drive::new(tiny(SLC_FOLD)).unwrap();
-    let r = d
-        .run(
-            &Step::fill("f", 200 * MIB),
-        )
-        .unwrap();
+    let r = d.run(&Step::fill("f", 200 * MIB)).unwrap();
     assert_eq!(r.per_gib.len(), 16); // 200 MiB / 16 = 12.5 -> 12 MiB segments, 16 whole ones
     let seg = r.per_gib[0].gib;
     assert!((seg - 12.0 / 1024.0).abs() < 1e-12);
@@ -350,7 +346,7 @@ fn bad_steps_are_refused_with_a_message() {
         .run(&Step::new("x", Op::Write, 1000, 4096))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("bs=1000"), "{e}");
+    assert!(e.contains("bs = 1000"), "{e}");
     let e = d
         .run(&Step::new("x", Op::Write, 4096, 1 << 40))
         .unwrap_err()
@@ -441,10 +437,24 @@ fn tightest_over_provisioning_survives_heavy_overwrites() {
         cfg.validate().unwrap();
         let mut d = Drive::new(cfg).unwrap();
         let span = d.whole_span(128 * KIB);
-        d.run(&Step::new("f", Op::Write, 128 * KIB, span).qd(32)).unwrap();
-        d.run(&Step::new("r", Op::RandWrite, 4 * KIB, span).qd(32).io_size(2 * span).idle_after(1.0)).unwrap();
-        d.run(&Step::new("s", Op::Write, 128 * KIB, span).qd(8)).unwrap();
-        d.run(&Step::new("m", Op::RandRw, 4 * KIB, span).mix(30).qd(16).io_size(span)).unwrap();
+        d.run(&Step::new("f", Op::Write, 128 * KIB, span).qd(32))
+            .unwrap();
+        d.run(
+            &Step::new("r", Op::RandWrite, 4 * KIB, span)
+                .qd(32)
+                .io_size(2 * span)
+                .idle_after(1.0),
+        )
+        .unwrap();
+        d.run(&Step::new("s", Op::Write, 128 * KIB, span).qd(8))
+            .unwrap();
+        d.run(
+            &Step::new("m", Op::RandRw, 4 * KIB, span)
+                .mix(30)
+                .qd(16)
+                .io_size(span),
+        )
+        .unwrap();
         d.check_invariants().unwrap();
         assert_eq!(d.counters().mapped_bytes, span, "cache {cache}");
     }
@@ -457,7 +467,11 @@ fn a_span_is_transferred_once_in_whole_blocks_like_fio() {
     let mut d = Drive::new(tiny(NO_CACHE)).unwrap();
     for op in [Op::Write, Op::Trim, Op::Read] {
         let r = d.run(&Step::new("x", op, MIB, 5 * MIB / 2)).unwrap();
-        let dir = [&r.write, &r.trim, &r.read].into_iter().flatten().next().unwrap();
+        let dir = [&r.write, &r.trim, &r.read]
+            .into_iter()
+            .flatten()
+            .next()
+            .unwrap();
         assert_eq!((dir.ios, dir.bytes), (2, 2 * MIB), "{op:?}");
     }
 }

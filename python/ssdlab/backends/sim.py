@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 from ssdlab import _ssdsim
 from ssdlab.backends import ProgressCallback, StepOutcome
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import BackendFailed, SsdlabError
 from ssdlab.model import DirectionResult, GibPoint, Latency, Phase, SecondPoint, Step, StepResult
 from ssdlab.presets import Preset
 
@@ -20,8 +20,10 @@ ENGINE = "sim"
 def open_drive(preset: Preset, seed: int = 1) -> "_ssdsim.Drive":
     try:
         return _ssdsim.Drive(preset.text, seed)
-    except ValueError as exc:
+    except _ssdsim.PresetError as exc:
         raise SsdlabError(f"the preset {preset.name} is not valid: {exc}") from None
+    except _ssdsim.InternalError as exc:
+        raise BackendFailed(f"the simulator failed on the preset {preset.name}: {exc}") from None
 
 
 class SimBackend:
@@ -47,8 +49,10 @@ class SimBackend:
                   "purge": step.phase is Phase.PURGE}
         try:
             raw = self.drive.run_step(params)
-        except ValueError as exc:
+        except _ssdsim.StepError as exc:
             raise SsdlabError(f"the simulator refused step {step.label!r}: {exc}") from None
+        except _ssdsim.InternalError as exc:
+            raise BackendFailed(f"the simulator failed on step {step.label!r}: {exc}") from None
         if progress:
             progress(1.0, "")
         result = StepResult(

@@ -130,7 +130,9 @@ impl Prefault {
                         // SAFETY: [p, p + n) lies inside a live table (the owner joins this thread
                         // before freeing it); MADV_POPULATE_WRITE only faults pages in, it never
                         // changes their contents. Errors (old kernels) just end the prefault.
-                        if unsafe { libc::madvise(p as *mut libc::c_void, n, MADV_POPULATE_WRITE) } != 0 {
+                        if unsafe { libc::madvise(p as *mut libc::c_void, n, MADV_POPULATE_WRITE) }
+                            != 0
+                        {
                             return;
                         }
                         p += n;
@@ -138,7 +140,10 @@ impl Prefault {
                 }
             })
             .ok()?;
-        Some(Prefault { stop, handle: Some(handle) })
+        Some(Prefault {
+            stop,
+            handle: Some(handle),
+        })
     }
 
     #[cfg(not(target_os = "linux"))]
@@ -421,7 +426,7 @@ impl Ftl {
     /// Reset to fresh-out-of-box: everything unmapped and free (erase counts kept).
     pub fn purge(&mut self) {
         self.prefault = None; // stop it before the tables are replaced
-        // Fresh zeroed tables (lazily provided by the OS) instead of rewriting 2 GiB.
+                              // Fresh zeroed tables (lazily provided by the OS) instead of rewriting 2 GiB.
         self.l2p = Vec::new();
         self.p2l = Vec::new();
         self.l2p = zeroed_table(self.geo.user_units as usize);
