@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DIR ?= $(or $(TMPDIR),/var/tmp)/ssdlab-demo
 
-.PHONY: demo test setup system-deps rust-test py-test bench clean
+.PHONY: demo test setup system-deps lint rust-test py-test bench clean
 
 ## make demo: set everything up, run the quick suite on the simulated WD SN850, show the result
 demo: setup
@@ -15,8 +15,13 @@ demo: setup
 	$(BIN)/ssdlab report latest --db $(DEMO_DIR)/ssdlab.db -o $(DEMO_DIR)/report.html
 	@echo "results stored in $(DEMO_DIR)/ssdlab.db; the report: open $(DEMO_DIR)/report.html in a browser"
 
-## make test: set everything up and run every test (Rust and Python)
-test: setup rust-test py-test
+## make test: set everything up, lint, and run every test (Rust and Python)
+test: setup lint rust-test py-test
+
+lint: setup
+	$(BIN)/ruff check python tests benchmarks scripts
+	cargo clippy --workspace --all-targets --release -- -D warnings
+	cargo fmt --all --check
 
 setup: system-deps $(BIN)/maturin
 	$(BIN)/maturin develop --release --extras test -q

@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", default="0.01")

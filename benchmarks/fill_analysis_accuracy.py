@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from statistics import median
-from typing import Callable
 
 import numpy as np
 

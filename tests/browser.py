@@ -38,7 +38,7 @@ class Chromium:
         self.errors: list[str] = []
         self._ids = itertools.count(1)
 
-    def __enter__(self) -> "Chromium":
+    def __enter__(self) -> Chromium:
         self._profile = Path(tempfile.mkdtemp(prefix="ssdlab-chromium-"))
         self._proc = subprocess.Popen([chromium_path(), *FLAGS, f"--user-data-dir={self._profile}",
                                        "about:blank"],

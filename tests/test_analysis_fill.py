@@ -1,10 +1,10 @@
 """Whole-drive-fill analysis against synthetic curves whose truth is known."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from benchmarks.fill_analysis_accuracy import (GB_IN_GIB, FillShape, cache_tolerance_gib,
-                                               random_shape, synthetic_fill)
+from benchmarks.fill_analysis_accuracy import GB_IN_GIB, FillShape, cache_tolerance_gib, random_shape, synthetic_fill
 from ssdlab.analysis.fill import analyze_fill
 from ssdlab.model import GibPoint
 

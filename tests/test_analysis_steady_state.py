@@ -1,7 +1,8 @@
 """SNIA PTS steady state: 5-round window, data excursion 20 %, slope excursion 10 %."""
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from ssdlab.analysis.steady_state import find_steady_state, measurement_window
 

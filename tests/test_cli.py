@@ -5,7 +5,6 @@ import json
 import pytest
 
 from ssdlab.store import Store
-
 from tests.conftest import run_cli
 
 STEP_KEYS = {"rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread", "idle_after"}

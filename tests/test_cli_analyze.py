@@ -45,13 +45,13 @@ def test_table_without_header_line(ssdlab, tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    (None, "no such file"),
+    (None, "No such file"),
     ("gib,mbps\n1,100\n2,fast\n", "line 3: mbps is not a number: 'fast'"),
     ("1,100\n2,nan\n", "line 2: mbps is not a number"),
     ("gib,mbps\n1,100\n", "1 data line(s); a fill curve needs at least 2"),
     ("", "0 data line(s)"),
     ("1,100\n3,100\n2,100\n", "line 3: gib 2 is not more than the 3 before it"),
-    ("1,100\n2,-5\n", "line 2: mbps must be greater than 0, found -5"),
+    ("1,100\n2,-5\n", "line 2: mbps must be from 0.001 to 1000000, found -5"),
     ("0,100\n1,100\n", "line 1: gib must be greater than 0"),
     ("1,100,7\n2,100\n", "line 1: expected 2 columns gib,mbps, found 3"),
     ("GiB;MB/s\n1;100\n", "line 1: expected 2 columns"),

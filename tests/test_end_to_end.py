@@ -103,8 +103,9 @@ def test_a_run_killed_with_sigkill_resumes_without_losing_or_rerunning_tests(scr
     for old, new in zip(before, after):
         if old[1] == "done":
             assert old == new  # never run again
-    assert conn.execute("SELECT seq, idx, result FROM steps WHERE seq IN (%s) ORDER BY seq, idx" % ",".join(
-        str(s) for s, st, _, _ in before if st == "done") or "-1").fetchall() == done_steps
+    finished = ",".join(str(s) for s, st, _, _ in before if st == "done") or "-1"
+    assert conn.execute(f"SELECT seq, idx, result FROM steps WHERE seq IN ({finished})"
+                        " ORDER BY seq, idx").fetchall() == done_steps
     counts = dict(conn.execute("SELECT seq, count(*) FROM steps GROUP BY seq").fetchall())
     assert counts == {0: 3, 1: 8, 2: 3}  # no step of an interrupted attempt is left behind
     assert conn.execute("SELECT status FROM runs").fetchone()[0] == "done"

@@ -1,7 +1,8 @@
 """Model values: validation, percentiles from histograms, exact merging."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from ssdlab.model import DirectionResult, Latency, Op, Step

@@ -10,11 +10,12 @@ exit status 2, no traceback). The bounds themselves are tested in crates/ssdsim.
 
 from __future__ import annotations
 
+import resource
 from pathlib import Path
 
 import pytest
-from ssdlab import _ssdsim
 
+from ssdlab import _ssdsim
 from tests.conftest import run_cli
 
 DATA = Path(__file__).parent / "data"
@@ -106,3 +107,17 @@ def test_the_cli_refuses_the_preset_in_one_line_with_status_2(tmp_path, line, re
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
     assert message in lines[0]
+
+
+def test_a_drive_whose_tables_exceed_the_memory_limit_is_refused_not_aborted(tmp_path):
+    """9 TB is within the bounds, but its mapping tables (about 17 GiB) are not within
+    a 3 GiB address-space limit: a message, not an allocation abort."""
+    preset = tmp_path / "huge.toml"
+    preset.write_text(bad_preset("user_capacity_gb = 16.0", "user_capacity_gb = 9000.0")
+                      .replace("blocks_per_plane = 24 ", "blocks_per_plane = 8200 "))
+    limit = 3 << 30
+    proc = run_cli("run", f"sim:{preset}", "--suite", "quick", "--dry-run", db=tmp_path / "x.db",
+                   check=False, timeout=120,
+                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert proc.returncode == 2, proc.stderr
+    assert "needs 17.2 GiB of memory for its mapping tables" in " ".join(proc.stderr.split())

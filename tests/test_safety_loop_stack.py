@@ -10,9 +10,9 @@ The fake-sysfs tests of the same logic are in test_safety_stack_sysfs.py.
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

@@ -9,8 +9,8 @@ import pytest
 
 from ssdlab.errors import UnsafeTarget
 from ssdlab.external import Completed, ReplayCommands
-from ssdlab.targets.safety import check_device, root_devices
 from ssdlab.targets import mounts
+from ssdlab.targets.safety import check_device, root_devices
 from tests.fake_sysfs import FakeSysfs, mountinfo
 
 GOLDEN = Path(__file__).parent / "golden" / "devices"

@@ -7,4 +7,9 @@ Units, everywhere in the code and the data:
   results, shown in microseconds or milliseconds.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:  # one place for the version: Cargo.toml's workspace, through the package metadata
+    __version__ = version("ssdlab")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "unknown"

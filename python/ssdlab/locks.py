@@ -43,7 +43,7 @@ class Hold:
         while self.fds:
             os.close(self.fds.pop())
 
-    def __enter__(self) -> "Hold":
+    def __enter__(self) -> Hold:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -21,8 +21,7 @@ from ssdlab.model import RunStatus, Test
 from ssdlab.presets import Preset, load_preset
 from ssdlab.store import Store
 from ssdlab.suites import load_suite, parse_suite
-from ssdlab.targets import Target, TargetKind
-from ssdlab.targets import consent, files, identity, purge, resolve, safety
+from ssdlab.targets import Target, TargetKind, consent, files, identity, purge, resolve, safety
 from ssdlab.targets.resolve import SIM_PREFIX
 from ssdlab.units import GiB
 

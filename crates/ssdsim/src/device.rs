@@ -125,7 +125,7 @@ impl Device {
             slc_recheck: 0,
             cache,
             counters: Raw::default(),
-            ftl: Ftl::new(geo),
+            ftl: Ftl::new(geo)?,
             #[cfg(test)]
             seq: 0,
         })

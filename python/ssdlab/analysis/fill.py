@@ -49,8 +49,9 @@ about 3 % of caches (benchmarks/fill_analysis_accuracy.py's shapes).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 import numpy as np
 

@@ -11,8 +11,9 @@ is left out of the primary value.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from statistics import fmean, pstdev
-from typing import Any, Sequence
+from typing import Any
 
 from ssdlab.model import Op, Step, StepResult
 from ssdlab.model.results import DirectionResult

@@ -8,8 +8,9 @@ and `kiops_per_w` (means over the same results as the value).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from statistics import fmean
-from typing import Any, Sequence
+from typing import Any
 
 from ssdlab.analysis.fill import analyze_fill
 from ssdlab.model import Step, StepResult

@@ -14,9 +14,9 @@ reached at round r when the window of rounds r-4..r is the first that passes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Sequence
 
 WINDOW_ROUNDS = 5
 MAX_DATA_EXCURSION = 0.20

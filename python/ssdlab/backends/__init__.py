@@ -13,8 +13,9 @@ Contract of `Backend.run_step`:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
 
 from ssdlab.model import Step, StepResult
 

@@ -6,7 +6,7 @@ SLC cache and collects garbage, and no wall-clock time passes.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ssdlab import _ssdsim
 from ssdlab.backends import ProgressCallback, StepOutcome
@@ -17,7 +17,7 @@ from ssdlab.presets import Preset
 ENGINE = "sim"
 
 
-def open_drive(preset: Preset, seed: int = 1) -> "_ssdsim.Drive":
+def open_drive(preset: Preset, seed: int = 1) -> _ssdsim.Drive:
     try:
         return _ssdsim.Drive(preset.text, seed)
     except _ssdsim.PresetError as exc:
@@ -43,7 +43,7 @@ class SimBackend:
                 "preset_sha256": self.preset.sha256, "seed": self.seed}
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
-        started = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
         # every workload field (rate_iops included); fill_state is only a record
         params = {**step.model_dump(mode="json", exclude={"fill_state"}),
                   "purge": step.phase is Phase.PURGE}

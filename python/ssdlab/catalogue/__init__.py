@@ -21,8 +21,22 @@ def lookup(test_id: str) -> TestDef:
                           f"{len(CATALOGUE)} tests ssdlab knows") from None
 
 
+def check_selection(test_ids: tuple[str, ...] | list[str], origin: str) -> None:
+    """Refuse a selection of tests that is empty, names a test twice or an unknown test:
+    a run of no test would be stored as done, and a test named twice would be
+    measured twice under one id."""
+    if not test_ids:
+        raise SsdlabError(f"{origin} names no test: give test ids from `ssdlab tests`, "
+                          "separated by commas")
+    if repeated := sorted({t for t in test_ids if test_ids.count(t) > 1}):
+        raise SsdlabError(f"{origin} names {', '.join(map(repr, repeated))} more than once: "
+                          "give each test once")
+    for test_id in test_ids:
+        lookup(test_id)
+
+
 def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity: int) -> list[Test]:
     return [lookup(t).compile(scale, capacity) for t in test_ids]
 
 
-__all__ = ["CATALOGUE", "Scale", "TestDef", "compile_tests", "lookup"]
+__all__ = ["CATALOGUE", "Scale", "TestDef", "check_selection", "compile_tests", "lookup"]

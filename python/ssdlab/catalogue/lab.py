@@ -22,8 +22,17 @@ for how each state is reached and where the measured I/O falls):
 """
 
 from ssdlab.analysis import lab_scores
-from ssdlab.catalogue.states import (FILLED_10, FILLED_50, FILLED_90, HALF_TRIMMED, TRIM_RANGE,
-                                     CaseList, LatencyCase, StateSweep, TrimTest)
+from ssdlab.catalogue.states import (
+                                     FILLED_10,
+                                     FILLED_50,
+                                     FILLED_90,
+                                     HALF_TRIMMED,
+                                     TRIM_RANGE,
+                                     CaseList,
+                                     LatencyCase,
+                                     StateSweep,
+                                     TrimTest,
+)
 from ssdlab.model import Op
 from ssdlab.units import GiB, KiB
 

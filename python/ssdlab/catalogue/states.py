@@ -23,8 +23,9 @@ for the whole measurement; whole-drive steps span the whole region.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ssdlab.analysis import lab_scores, scores
 from ssdlab.catalogue.definitions import PRECONDITION_BS, TestDef, data_present, purge

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -15,8 +16,13 @@ from ssdlab.cli.options import JsonOption
 from ssdlab.cli.output import console, print_json
 from ssdlab.errors import SsdlabError
 from ssdlab.model import GibPoint
+from ssdlab.text import read_text_file
 
 COLUMNS = ("gib", "mbps")
+# Far beyond any drive (a petabyte written; from a kilobyte to a terabyte per second),
+# so that no value read makes the analysis's arithmetic overflow.
+MAX_GIB = 1e6
+MBPS_RANGE = (1e-3, 1e6)
 
 analyze_app = typer.Typer(no_args_is_help=True,
                           help="Analyse measured curves from files, without running anything.")
@@ -47,15 +53,17 @@ def fill_command(
 
 def read_fill_csv(path: Path) -> list[GibPoint]:
     """The points of a `gib,mbps` CSV; anything wrong is an SsdlabError naming the line."""
+    text = read_text_file(path, "the fill CSV")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SsdlabError(f"{path}: no such file; give a CSV with columns gib,mbps") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SsdlabError(f"cannot read {path} as a text CSV file: {exc}") from None
+        return _points(path, csv.reader(text.splitlines()))
+    except csv.Error as exc:  # a NUL byte, a field over the csv module's size limit
+        raise SsdlabError(f"{path}: not a CSV file of gib,mbps: {exc}") from None
+
+
+def _points(path: Path, rows: Iterable[list[str]]) -> list[GibPoint]:
     points: list[GibPoint] = []
     header_allowed = True
-    for line, row in enumerate(csv.reader(text.splitlines()), start=1):
+    for line, row in enumerate(rows, start=1):
         cells = [cell.strip() for cell in row]
         if not any(cells):
             continue
@@ -71,10 +79,12 @@ def read_fill_csv(path: Path) -> list[GibPoint]:
             raise SsdlabError(f"{where}: gib {cells[0]} is not more than the {points[-1].gib:g} "
                               "before it; gib is the total written at the end of each segment, "
                               "so it must increase")
-        if gib <= 0:
-            raise SsdlabError(f"{where}: gib must be greater than 0, found {cells[0]}")
-        if mbps <= 0:
-            raise SsdlabError(f"{where}: mbps must be greater than 0, found {cells[1]}")
+        if not 0 < gib <= MAX_GIB:
+            raise SsdlabError(f"{where}: gib must be greater than 0 and at most {MAX_GIB:.0f}, "
+                              f"found {cells[0]}")
+        if not MBPS_RANGE[0] <= mbps <= MBPS_RANGE[1]:
+            raise SsdlabError(f"{where}: mbps must be from {MBPS_RANGE[0]:g} to "
+                              f"{MBPS_RANGE[1]:.0f}, found {cells[1]}")
         points.append(GibPoint(gib=gib, mbps=mbps))
     if len(points) < 2:
         raise SsdlabError(f"{path}: {len(points)} data line(s); a fill curve needs at least 2 "

@@ -1,16 +1,14 @@
 """`ssdlab drives`: the simulator's presets; `ssdlab drives show NAME` prints one."""
 
 import sys
-
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from ssdlab.backends.sim import open_drive
 from ssdlab.cli.options import JsonOption
-from ssdlab.cli.output import console, print_json
+from ssdlab.cli.output import console, print_json, shown
 from ssdlab.presets import builtin_names, load_preset
 from ssdlab.units import format_bytes
 
@@ -33,12 +31,14 @@ def drives_command(ctx: typer.Context, json_out: JsonOption = False) -> None:
         return
     table = Table("name", "drive", "capacity")
     for row in rows:
-        table.add_row(row["name"], escape(row["model"]), format_bytes(row["capacity_bytes"]))
+        table.add_row(shown(row["name"]), shown(row["model"]), format_bytes(row["capacity_bytes"]))
     console.print(table)
 
 
 @drives_app.command("show")
-def show_drive(name: Annotated[str, typer.Argument(help="a preset name from `ssdlab drives`, or a .toml path")]) -> None:
+def show_drive(
+    name: Annotated[str, typer.Argument(help="a preset name from `ssdlab drives`, or a .toml path")],
+) -> None:
     """Print a preset: every parameter with the source it comes from."""
     preset = load_preset(name)
     open_drive(preset)  # refuses an invalid preset with the simulator's message

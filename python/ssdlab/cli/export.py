@@ -6,7 +6,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -45,12 +45,16 @@ def csv_rows(doc: dict) -> list[dict]:
     return rows
 
 
-def export_command(run_id: RunIdArgument,
-                   fmt: Annotated[Format, typer.Option("--format", help="json (everything) or csv (a row per step)")] = Format.JSON,
-                   output: Annotated[Optional[Path], typer.Option("-o", "--output", help="file to write (default: standard output)")] = None,
-                   db: DbOption = None) -> None:
+def export_command(
+    run_id: RunIdArgument,
+    fmt: Annotated[Format, typer.Option(
+        "--format", help="json (everything) or csv (a row per step)")] = Format.JSON,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="file to write (default: standard output)")] = None,
+    db: DbOption = None,
+) -> None:
     """Export a run: JSON with every result, histogram and fio job, or CSV with a row per step."""
-    with Store(db) as store:
+    with Store.open_existing(db, readonly=True) as store:
         doc = run_document(store, store.resolve_run_id(run_id), full=True)
     if fmt is Format.JSON:
         text = json.dumps(doc, indent=1) + "\n"

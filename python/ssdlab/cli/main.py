@@ -3,22 +3,22 @@ status here; anything else is a bug and keeps its traceback."""
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import typer
-from rich.markup import escape
 
 from ssdlab.cli.analyze import analyze_app
 from ssdlab.cli.compare import compare_command
-from ssdlab.cli.report import report_command
 from ssdlab.cli.drives import drives_app
-from ssdlab.cli.sim import sim_app
 from ssdlab.cli.export import export_command
-from ssdlab.cli.output import err_console
+from ssdlab.cli.output import err_console, shown
+from ssdlab.cli.report import report_command
 from ssdlab.cli.resume import resume_command
 from ssdlab.cli.run import run_command
 from ssdlab.cli.runs import runs_command
 from ssdlab.cli.show import show_command
+from ssdlab.cli.sim import sim_app
 from ssdlab.cli.suites import suites_command
 from ssdlab.cli.tests import tests_command
 from ssdlab.errors import SsdlabError
@@ -42,10 +42,18 @@ app.add_typer(drives_app, name="drives")
 app.add_typer(sim_app, name="sim")
 
 
+def _stop_like_ctrl_c(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP (a shutdown, a closed terminal) stop a run as Ctrl-C does: fio is
+    stopped, finished tests stay stored and the run can be resumed."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _stop_like_ctrl_c)
     # typer (standalone) reports usage errors and Ctrl-C itself; ours are SsdlabError.
     try:
         app(prog_name="ssdlab")
     except SsdlabError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {shown(exc, multiline=True)}", highlight=False)
         sys.exit(exc.exit_code)

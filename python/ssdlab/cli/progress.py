@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.cli.output import err_console
@@ -27,7 +26,7 @@ class ProgressReporter:
         self._current = 0.0
         self._label = ""
 
-    def __enter__(self) -> "ProgressReporter":
+    def __enter__(self) -> ProgressReporter:
         self._progress.start()
         return self
 

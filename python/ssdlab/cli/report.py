@@ -4,13 +4,12 @@ comparing the runs, and optionally every chart as PNG and SVG files."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from ssdlab.cli.options import DbOption, RunIdsArgument
-from ssdlab.cli.output import console
+from ssdlab.cli.output import console, shown
 from ssdlab.errors import SsdlabError
 from ssdlab.report.data import gather
 from ssdlab.report.export import export_charts
@@ -23,13 +22,13 @@ from ssdlab.units import format_bytes
 def report_command(
         run_ids: RunIdsArgument,
         output: Annotated[Path, typer.Option("-o", "--output", help="the HTML file to write")],
-        png: Annotated[Optional[Path], typer.Option(
+        png: Annotated[Path | None, typer.Option(
             "--png", help="also write every chart as a PNG file into this directory")] = None,
-        svg: Annotated[Optional[Path], typer.Option(
+        svg: Annotated[Path | None, typer.Option(
             "--svg", help="also write every chart as an SVG file into this directory")] = None,
         db: DbOption = None) -> None:
     """Write an HTML report of one run, or of several runs compared chart by chart."""
-    with Store(db) as store:
+    with Store.open_existing(db, readonly=True) as store:
         data = gather(store, [store.resolve_run_id(text) for text in run_ids])
     parts = sections(data)
     html = render(data, parts)
@@ -38,11 +37,11 @@ def report_command(
     except OSError as exc:
         raise SsdlabError(f"cannot write the report to {output}: {exc.strerror}; "
                           "give another path with -o") from None
-    console.print(f"wrote {escape(str(output))}: {len(parts)} tests, {chart_count(parts)} charts, "
+    console.print(f"wrote {shown(output)}: {len(parts)} tests, {chart_count(parts)} charts, "
                   f"{format_bytes(len(html.encode()))}", highlight=False)
     charts = [c for s in parts for c in s.charts]
     for fmt, directory in (("png", png), ("svg", svg)):
         if directory is not None:
             export_charts(charts, directory, fmt)
-            console.print(f"wrote {len(charts)} {fmt.upper()} charts to {escape(str(directory))}",
+            console.print(f"wrote {len(charts)} {fmt.upper()} charts to {shown(directory)}",
                           highlight=False)

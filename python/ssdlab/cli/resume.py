@@ -1,6 +1,6 @@
 """`ssdlab resume RUN_ID`: continue an interrupted run from its first unfinished test."""
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -12,7 +12,8 @@ from ssdlab.session import resume_run
 def resume_command(
     run_id: RunIdArgument,
     db: DbOption = None,
-    destroy_data: Annotated[Optional[str], typer.Option("--destroy-data", metavar="SERIAL", help="consent again to erase the device with this serial")] = None,
+    destroy_data: Annotated[str | None, typer.Option(
+        "--destroy-data", metavar="SERIAL", help="consent again to erase the device with this serial")] = None,
 ) -> None:
     """Continue a run that was interrupted or failed; finished tests are kept, not rerun."""
     finished = resume_run(run_id, db, destroy_data)

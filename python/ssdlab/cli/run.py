@@ -3,58 +3,83 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from ssdlab.catalogue import Scale
 from ssdlab.cli.options import DbOption, JsonOption
-from ssdlab.cli.output import console, print_json
+from ssdlab.cli.output import console, print_json, shown
+from ssdlab.errors import SsdlabError
 from ssdlab.session import RunRequest, dry_run_document, start_run
+from ssdlab.text import require_utf8
 from ssdlab.units import format_duration, parse_size
 
 
-def _size(text: Optional[str]) -> Optional[int]:
+def _size(text: str | None) -> int | None:
     if text is None:
         return None
     try:
         return parse_size(text)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--size") from None
+        raise SsdlabError(f"--size: {exc}") from None
+
+
+def _test_ids(text: str | None) -> tuple[str, ...] | None:
+    """`--tests a, b`: the ids in order (the session refuses an empty or repeated list)."""
+    if text is None:
+        return None
+    return tuple(t.strip() for t in text.split(",") if t.strip())
 
 
 def run_command(
     target: Annotated[str, typer.Argument(help="block device (/dev/nvme0n1), file path, or sim:PRESET")],
     suite: Annotated[str, typer.Option(help="built-in suite name (`ssdlab suites`) or a suite .toml file")] = "client",
-    tests: Annotated[Optional[str], typer.Option(help="only these test ids, comma-separated, in this order")] = None,
+    tests: Annotated[str | None, typer.Option(help="only these test ids, comma-separated, in this order")] = None,
     scale: Annotated[float, typer.Option(help="0 < F <= 1: multiply spans, byte and time limits and idle times")] = 1.0,
-    size: Annotated[Optional[str], typer.Option(help="size of a file target, e.g. 64GiB (default: what the suite needs)")] = None,
-    name: Annotated[Optional[str], typer.Option(help="a label for the run")] = None,
+    size: Annotated[str | None, typer.Option(
+        help="size of a file target, e.g. 64GiB (default: what the suite needs)")] = None,
+    name: Annotated[str | None, typer.Option(help="a label for the run")] = None,
     db: DbOption = None,
-    destroy_data: Annotated[Optional[str], typer.Option("--destroy-data", metavar="SERIAL", help="consent to erase the device with this serial")] = None,
+    destroy_data: Annotated[str | None, typer.Option(
+        "--destroy-data", metavar="SERIAL", help="consent to erase the device with this serial")] = None,
     force: Annotated[bool, typer.Option(help="allow overwriting an existing file ssdlab did not create")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan; touch nothing")] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Run a suite on a target and store every result (resumable with `ssdlab resume`)."""
     request = RunRequest(
-        target=target, suite=suite, tests=tuple(t.strip() for t in tests.split(",") if t.strip()) if tests else None,
-        scale=Scale(scale), size=_size(size), name=name, destroy_data=destroy_data, force=force,
-        db=Path(db) if db else None)
+        target=require_utf8(target, "the target"), suite=suite, tests=_test_ids(tests),
+        scale=Scale(scale), size=_size(size),
+        name=None if name is None else require_utf8(name, "--name"),
+        destroy_data=destroy_data, force=force, db=Path(db) if db else None)
     if dry_run:
         doc = dry_run_document(request)
         if json_out:
             print_json(doc)
         else:
-            for test in doc["tests"]:
-                console.print(f"[bold]{test['id']}[/]: {len(test['steps'])} steps")
-            console.print(f"estimated time: {format_duration(doc['estimated_seconds'])}")
+            _print_plan(doc)
         return
     run_id = start_run(request, show_progress=not json_out)
     if json_out:
         from ssdlab.documents import run_document
         from ssdlab.store import Store
-        with Store(request.db) as store:
+        with Store.open_existing(request.db, readonly=True) as store:
             print_json(run_document(store, run_id))
     else:
         console.print(f"run {run_id} done: `ssdlab show {run_id}` for the results")
+
+
+def _print_plan(doc: dict) -> None:
+    for test in doc["tests"]:
+        console.print(f"[bold]{test['id']}[/]: {len(test['steps'])} steps")
+    duration = format_duration(doc["estimated_seconds"])
+    if doc["clock"] == "drive":
+        console.print(f"estimated drive time: {duration} (the simulated drive's virtual time, "
+                      "not wall time)")
+    else:
+        console.print(f"estimated time: {duration}")
+    if doc["refusals"]:
+        console.print("the real run will refuse this device:")
+        for reason in doc["refusals"]:
+            console.print(f"  - {shown(reason, multiline=True)}", highlight=False)

@@ -3,14 +3,14 @@
 from rich.table import Table
 
 from ssdlab.cli.options import DbOption, JsonOption
-from ssdlab.cli.output import console, print_json
+from ssdlab.cli.output import console, print_json, shown
 from ssdlab.model import TestStatus
 from ssdlab.store import Store
 
 
 def runs_command(db: DbOption = None, json_out: JsonOption = False) -> None:
     """List stored runs."""
-    with Store(db) as store:
+    with Store.open_existing(db, readonly=True) as store:
         rows = []
         for run in store.runs():
             tests = store.tests(run.id)
@@ -22,6 +22,6 @@ def runs_command(db: DbOption = None, json_out: JsonOption = False) -> None:
         return
     table = Table("id", "name", "target", "suite", "scale", "status", "tests", "created")
     for run, done, total in rows:
-        table.add_row(str(run.id), run.name or "", run.target, run.suite, f"{run.scale:g}",
-                      run.status.value, f"{done}/{total}", run.created_at[:19])
+        table.add_row(str(run.id), shown(run.name or ""), shown(run.target), shown(run.suite),
+                      f"{run.scale:g}", run.status.value, f"{done}/{total}", run.created_at[:19])
     console.print(table)

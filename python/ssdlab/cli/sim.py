@@ -9,10 +9,11 @@ from typing import Annotated
 import typer
 
 from ssdlab.backends.sim import SimBackend
-from ssdlab.errors import SsdlabError
+from ssdlab.cli.output import err_console, shown
 from ssdlab.presets import load_preset
 from ssdlab.simfio.jobfile import parse_job_file
-from ssdlab.simfio.run import fio_json, plan, run_job
+from ssdlab.simfio.run import fio_json, plan, run_job, whole_drive_note
+from ssdlab.text import read_text_file
 
 sim_app = typer.Typer(help="The simulator on its own.", no_args_is_help=True)
 
@@ -21,12 +22,12 @@ sim_app = typer.Typer(help="The simulator on its own.", no_args_is_help=True)
 def sim_fio(jobfile: Annotated[Path, typer.Argument(help="a fio job file")],
             drive: Annotated[str, typer.Option(help="a preset name from `ssdlab drives`, or a .toml path")]) -> None:
     """Run a fio job file's jobs, in order, on a fresh simulated drive; print fio's JSON."""
-    try:
-        text = jobfile.read_text()
-    except OSError as exc:
-        raise SsdlabError(f"cannot read {jobfile}: {exc.strerror}") from None
-    jobs = parse_job_file(text, str(jobfile))
+    jobs = parse_job_file(read_text_file(jobfile, "the job file"), str(jobfile))
     backend = SimBackend(load_preset(drive))
     plans = [plan(job, backend.capacity, str(jobfile)) for job in jobs]  # all checked before any runs
-    results = [(job, run_job(backend, p)) for job, p in zip(jobs, plans)]
+    results = []
+    for job, p in zip(jobs, plans):
+        if p.whole_drive:  # the simulator runs a step in one call: a note instead of a bar
+            err_console.print(f"note: {shown(whole_drive_note(p))}", highlight=False)
+        results.append((job, run_job(backend, p)))
     sys.stdout.write(json.dumps(fio_json(results, drive), indent=2) + "\n")

@@ -1,9 +1,10 @@
 """`ssdlab tests`: the catalogue."""
 
+from rich.table import Table
+
 from ssdlab.catalogue import CATALOGUE, Scale
 from ssdlab.cli.options import JsonOption
 from ssdlab.cli.output import console, print_json
-from rich.table import Table
 
 REFERENCE_CAPACITY = 1 << 40  # to show a whole-drive test's steps at scale 1
 

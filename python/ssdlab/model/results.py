@@ -8,7 +8,7 @@ percentile can be recomputed later.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -33,7 +33,7 @@ class Latency(BaseModel):
     histogram: tuple[tuple[int, int], ...] = ()
 
     @model_validator(mode="after")
-    def _ordered(self) -> "Latency":
+    def _ordered(self) -> Latency:
         if self.count and not (self.min_ns <= self.p50_ns <= self.p99_ns <= self.p99_9_ns
                                <= self.p99_99_ns <= self.max_ns):
             raise ValueError("latency percentiles are not in order min <= p50 <= ... <= max")
@@ -41,7 +41,7 @@ class Latency(BaseModel):
 
     @classmethod
     def from_histogram(cls, bins: Iterable[tuple[int, int]], mean_ns: float,
-                       min_ns: int, max_ns: int) -> "Latency":
+                       min_ns: int, max_ns: int) -> Latency:
         """Percentiles from a histogram, as fio computes them: the first bin whose
         cumulative count reaches the rank, clamped to the observed min and max."""
         hist = tuple(sorted((int(v), int(c)) for v, c in bins if c > 0))
@@ -54,7 +54,7 @@ class Latency(BaseModel):
                    p99_ns=p[1], p99_9_ns=p[2], p99_99_ns=p[3], histogram=hist)
 
     @classmethod
-    def merge(cls, parts: Iterable["Latency"]) -> "Latency":
+    def merge(cls, parts: Iterable[Latency]) -> Latency:
         parts = [p for p in parts if p.count]
         if not parts:
             return cls.from_histogram((), 0, 0, 0)
@@ -103,7 +103,7 @@ class DirectionResult(BaseModel):
         return mbps(self.bytes, self.busy_s)
 
     @classmethod
-    def merge(cls, parts: Iterable["DirectionResult"]) -> "DirectionResult":
+    def merge(cls, parts: Iterable[DirectionResult]) -> DirectionResult:
         parts = list(parts)
         return cls(ios=sum(p.ios for p in parts), bytes=sum(p.bytes for p in parts),
                    busy_s=sum(p.busy_s for p in parts),

@@ -78,7 +78,7 @@ class Step(BaseModel):
                                    description="the drive's state during the step, for the record")
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Step":
+    def _consistent(self) -> Step:
         if self.rw.is_mixed != (self.rwmixread is not None):
             raise ValueError(f"rwmixread is required for rw=randrw/rw and only for them (rw={self.rw})")
         if self.bs % 512:

@@ -11,8 +11,9 @@ chart: validating thousands of fill points against the schema would cost seconds
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import altair as alt
 

@@ -10,6 +10,7 @@ from typing import Any
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Phase, Run
 from ssdlab.store import StepRecord, Store, TestRecord
+from ssdlab.text import printable
 
 
 @dataclass(frozen=True)
@@ -19,8 +20,10 @@ class RunData:
 
     @property
     def label(self) -> str:
-        """The legend entry: the run's name, else its target, with its id (unique)."""
-        return f"#{self.run.id} {self.run.name or self.run.target}"
+        """The legend entry: the run's name, else its target, with its id (unique).
+        Every chart and table of a report names runs by this label, and chart renderers
+        cannot lay out control characters (vl-convert aborts on an ESC): escaped here, once."""
+        return printable(f"#{self.run.id} {self.run.name or self.run.target}")
 
 
 @dataclass(frozen=True)

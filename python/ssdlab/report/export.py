@@ -3,8 +3,8 @@ named after what the chart shows (`whole-drive-fill-fill-run-3-....png`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import vl_convert
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 
@@ -32,7 +32,7 @@ def render(data: ReportData, sections: list[Section]) -> str:
         runs=data.runs, rows=score_rows(data), sections=sections,
         conditions=[run_conditions(r) for r in data.runs],
         format_value=format_value, format_relative=format_relative, anchor=anchor,
-        generated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        generated=datetime.now(UTC).isoformat(timespec="seconds"),
         vega_js=_js_in_script(vega_javascript()), specs_json=_json_in_script(charts))
 
 

@@ -16,13 +16,12 @@ table of throughput and latency percentiles per step, and the test's conditions.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from ssdlab.analysis.fill import analyze_fill
 from ssdlab.model.results import DirectionResult
-from ssdlab.report.charts import Chart, block_size_lines, fill_curve, grouped_bars, mix_curve, \
-    qd_scaling, slug
+from ssdlab.report.charts import Chart, block_size_lines, fill_curve, grouped_bars, mix_curve, qd_scaling, slug
 from ssdlab.report.data import ReportData, TestGroup
 from ssdlab.store import StepRecord
 from ssdlab.units import KiB

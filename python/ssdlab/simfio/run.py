@@ -12,20 +12,34 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from ssdlab import __version__
 from ssdlab.backends.sim import SimBackend
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import SsdlabError, validation_problems
 from ssdlab.model import DirectionResult, Latency, Op, Step, StepResult
 from ssdlab.model.results import clamped_percentile
 from ssdlab.simfio.jobfile import FioJob
-from ssdlab.simfio.values import ValueProblem, fio_bool, fio_size, fio_time
+from ssdlab.simfio.values import ValueProblem, fio_bool, fio_int, fio_size, fio_time
+from ssdlab.units import MiB, format_bytes
 
 UNLIMITED_BYTES = 1 << 62   # time_based: only the runtime ends the job
 FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0,
                    99.5, 99.9, 99.95, 99.99)
+
+# The range of each value: what the simulator models, with a wide margin over what
+# fio jobs ask for. A value outside is refused with the option's name and its range.
+SECTOR = 512                 # the simulator's (and the Step's) unit of blocks and offsets
+MAX_BS = 64 * MiB            # drives take a few MiB per command; Linux splits larger I/O
+MAX_IODEPTH = 4096           # the simulator's queue
+MAX_RUNTIME_S = 1e6          # the simulator's longest step (crates/ssdsim/src/bounds.rs)
+MAX_THINKTIME_S = 3600.0
+MAX_THINKTIME_BLOCKS = (1 << 31) - 1   # fio's own limit (an int)
+MAX_THINK_PIECES = 100_000   # thinktime runs a step per piece; more would take hours
 
 
 @dataclass(frozen=True)
@@ -33,44 +47,115 @@ class JobPlan:
     step: Step
     think_s: float          # idle after every `think_bytes` of I/O; 0 without thinktime
     think_bytes: int
+    whole_drive: bool       # no size= and no limit: the job goes over the whole drive once
+
+
+class _Options:
+    """A job's options, each read in its form and checked against its range; a problem
+    is a ValueProblem that names the option as the job file spells it."""
+
+    def __init__(self, job: FioJob, device_bytes: int):
+        self._options = job.options
+        self.device_bytes = device_bytes
+
+    def given(self, *names: str) -> tuple[str, str] | None:
+        """(name, value) of the first of `names` (synonyms) written with a value."""
+        return next(((n, self._options[n]) for n in names if self._options.get(n) is not None),
+                    None)
+
+    def flag(self, name: str) -> bool:
+        """A flag is on when written, bare or as 1."""
+        return name in self._options and self._parsed(name, self._options[name], fio_bool)
+
+    def size(self, names: tuple[str, ...], low: int, high: int) -> int | None:
+        return self._read(names, lambda v: fio_size(v, self.device_bytes), low, high,
+                          f"from {format_bytes(low)} to {format_bytes(high)}")
+
+    def integer(self, names: tuple[str, ...], low: int, high: int) -> int | None:
+        return self._read(names, fio_int, low, high, f"from {low} to {high}")
+
+    def seconds(self, name: str, unit: str, low: float, high: float) -> float | None:
+        lowest = "more than 0 s and at most" if low > 0 else "from 0 s to"
+        return self._read((name,), lambda v: fio_time(v, unit), low, high,
+                          f"{lowest} {high:,.0f} s")
+
+    def _read(self, names: tuple[str, ...], parse: Callable[[str], Any], low: Any, high: Any,
+              allowed: str) -> Any:
+        """The value of the first of `names` given, None when none is."""
+        given = self.given(*names)
+        if given is None:
+            return None
+        value = self._parsed(*given, parse)
+        if not low <= value <= high:
+            raise ValueProblem(f"{given[0]}={given[1]}: must be {allowed}")
+        return value
+
+    @staticmethod
+    def _parsed(name: str, text: str | None, parse: Callable[[Any], Any]) -> Any:
+        try:
+            return parse(text)
+        except ValueProblem as exc:
+            raise ValueProblem(f"{name}={text}: {exc}") from None
 
 
 def plan(job: FioJob, device_bytes: int, origin: str) -> JobPlan:
-    o = job.options
-
-    def value(key: str, default: str | None = None) -> str | None:
-        return o.get(key, default) if o.get(key, default) is not None else default
-
+    """The job as a Step (and its think time), every value checked before anything runs."""
     try:
-        rw = value("rw") or value("readwrite") or "read"
-        rw = "rw" if rw == "readwrite" else rw
-        try:
-            op = Op(rw)
-        except ValueError:
-            raise ValueProblem(f"rw={rw} is not one of {', '.join(o.value for o in Op)}") from None
-        bs = fio_size(value("bs") or value("blocksize") or "4k", device_bytes)
-        offset = fio_size(value("offset", "0"), device_bytes) // bs * bs
-        size = fio_size(value("size"), device_bytes) if "size" in o else device_bytes - offset
-        size = size // bs * bs
-        io_size = value("io_size") or value("io_limit")
-        runtime = fio_time(value("runtime"), "s") if value("runtime") else None
-        if "time_based" in o and fio_bool(o["time_based"]):
-            if runtime is None:
-                raise ValueProblem("time_based needs a runtime")
-            io_limit: int | None = UNLIMITED_BYTES
-        else:
-            io_limit = fio_size(io_size, device_bytes) // bs * bs if io_size else None
-        mix = None
-        if op.is_mixed:
-            mix = int(value("rwmixread")) if "rwmixread" in o else (
-                100 - int(value("rwmixwrite")) if "rwmixwrite" in o else 50)
-        think_s = fio_time(value("thinktime"), "us") if value("thinktime") else 0.0
-        think_bytes = int(value("thinktime_blocks", "1")) * bs
-        step = Step(label=job.name, rw=op, bs=bs, iodepth=int(value("iodepth", "1")),
-                    rwmixread=mix, offset=offset, size=size, runtime=runtime, io_size=io_limit)
-    except (ValueProblem, ValueError) as exc:
+        return _plan(job.name, _Options(job, device_bytes))
+    except ValueProblem as exc:
         raise SsdlabError(f"{origin}: job [{job.name}] (line {job.line}): {exc}") from None
-    return JobPlan(step, think_s, think_bytes)
+    except ValidationError as exc:  # a combination the Step refuses, each value in range
+        raise SsdlabError(f"{origin}: job [{job.name}] (line {job.line}): "
+                          f"{validation_problems(exc)}") from None
+
+
+def _plan(name: str, o: _Options) -> JobPlan:
+    # `or`: fio's default for an option not given (None); no valid value is 0 unless 0 is
+    # also the default.
+    op = _operation(o)
+    bs = o.size(("bs", "blocksize"), SECTOR, MAX_BS) or 4096
+    if bs % SECTOR:
+        raise ValueProblem(f"bs={bs}: must be a multiple of {SECTOR} bytes")
+    offset = (o.size(("offset",), 0, o.device_bytes - bs) or 0) // bs * bs
+    span = o.device_bytes - offset
+    size = (o.size(("size",), bs, span) or span) // bs * bs
+    runtime = o.seconds("runtime", "s", 1e-6, MAX_RUNTIME_S)  # 1 us: fio's resolution
+    io_limit = o.size(("io_size", "io_limit"), bs, UNLIMITED_BYTES)
+    if o.flag("time_based"):
+        if runtime is None:
+            raise ValueProblem("time_based needs a runtime")
+        io_limit = UNLIMITED_BYTES
+    step = Step(label=name, rw=op, bs=bs, iodepth=o.integer(("iodepth",), 1, MAX_IODEPTH) or 1,
+                rwmixread=_read_share(o) if op.is_mixed else None, offset=offset, size=size,
+                runtime=runtime, io_size=None if io_limit is None else io_limit // bs * bs)
+    think_s = o.seconds("thinktime", "us", 0.0, MAX_THINKTIME_S) or 0.0
+    think_blocks = o.integer(("thinktime_blocks",), 1, MAX_THINKTIME_BLOCKS) or 1
+    whole = o.given("size") is None and runtime is None and io_limit is None
+    return JobPlan(step, think_s, think_blocks * bs, whole)
+
+
+def _operation(o: _Options) -> Op:
+    name, rw = o.given("rw", "readwrite") or ("rw", "read")
+    try:
+        return Op("rw" if rw == "readwrite" else rw)
+    except ValueError:
+        raise ValueProblem(f"{name}={rw}: not one of {', '.join(op.value for op in Op)}") from None
+
+
+def _read_share(o: _Options) -> int:
+    """rwmixread, else 100 - rwmixwrite, else half and half (fio's default)."""
+    read = o.integer(("rwmixread",), 0, 100)
+    if read is not None:
+        return read
+    write = o.integer(("rwmixwrite",), 0, 100)
+    return 50 if write is None else 100 - write
+
+
+def whole_drive_note(p: JobPlan) -> str:
+    """Said before a job that has no limit runs: on a large drive it takes a while."""
+    return (f"job [{p.step.label}] has no size=, io_size= or runtime=, so it simulates the "
+            f"whole drive's capacity: {p.step.rw} of {format_bytes(p.step.size)} "
+            f"({p.step.size:,} bytes); add size= for a shorter job")
 
 
 def run_job(backend: SimBackend, p: JobPlan) -> StepResult:
@@ -81,6 +166,11 @@ def run_job(backend: SimBackend, p: JobPlan) -> StepResult:
     done_bytes, busy = 0, 0.0
     limit = p.step.bytes_limit
     while done_bytes < limit and (p.step.runtime is None or busy < p.step.runtime):
+        if len(pieces) == MAX_THINK_PIECES:
+            raise SsdlabError(f"job [{p.step.label}]: thinktime runs a simulated step every "
+                              f"thinktime_blocks blocks, and {MAX_THINK_PIECES} steps did not "
+                              "finish the job: raise thinktime_blocks, or lower size, io_size "
+                              "or runtime")
         chunk = min(p.think_bytes, limit - done_bytes)
         offset = p.step.offset + (0 if p.step.rw.is_random else done_bytes % p.step.size)
         span = p.step.size - (offset - p.step.offset)

@@ -17,12 +17,12 @@ intact; `resume` reruns the first unfinished test from its first step.
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import ssdlab
 from ssdlab import locks
@@ -31,8 +31,7 @@ from ssdlab.model import Run, RunStatus, Step, StepResult, Test, TestStatus
 from ssdlab.store import records
 from ssdlab.store.failures import translating_errors
 from ssdlab.store.opening import Access, open_database
-from ssdlab.store.records import (COMMANDS, ENGINE, HOST, IDENTITY, OPTIONS, RESULT, SCORE,
-                                  STEP, TEST)
+from ssdlab.store.records import COMMANDS, ENGINE, HOST, IDENTITY, OPTIONS, RESULT, SCORE, STEP, TEST
 from ssdlab.store.sql import write_transaction
 
 
@@ -43,16 +42,16 @@ def default_path() -> Path:
     return Path(data_home) / "ssdlab" / "ssdlab.db"
 
 
+MAX_RUN_ID = 2**63 - 1  # SQLite's largest integer
+
+
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def ssdlab_version() -> str:
     """The version of this ssdlab, recorded with every run it makes."""
-    try:
-        return importlib.metadata.version("ssdlab")
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
-        return ssdlab.__version__
+    return ssdlab.__version__
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ class Store:
         self._conn = open_database(self.path, access)
 
     @classmethod
-    def open_existing(cls, path: Path | str | None = None, readonly: bool = True) -> "Store":
+    def open_existing(cls, path: Path | str | None = None, readonly: bool = True) -> Store:
         """A database that must exist already (else a message saying there is none);
         `readonly` for commands that only read: they write nothing to it."""
         return cls(path, Access.READ if readonly else Access.WRITE)
@@ -89,7 +88,7 @@ class Store:
     def close(self) -> None:
         self._conn.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -149,7 +148,7 @@ class Store:
             if row[0] is None:
                 raise SsdlabError(f"there are no runs in {self.path} yet: start one with `ssdlab run`")
             return row[0]
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit() and int(text) <= MAX_RUN_ID):
             raise SsdlabError(f"{text!r} is not a run id: give a number from `ssdlab runs`, or `latest`")
         return int(text)
 

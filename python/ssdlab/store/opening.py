@@ -19,8 +19,7 @@ from urllib.parse import quote
 
 from ssdlab.errors import SsdlabError
 from ssdlab.store.failures import BUSY_TIMEOUT_S, Damaged, NoDatabase, NotOurs
-from ssdlab.store.migrations import (MIGRATIONS, Claim, Ownership, claim, migrate,
-                                     refuse_newer)
+from ssdlab.store.migrations import MIGRATIONS, Claim, Ownership, claim, migrate, refuse_newer
 from ssdlab.store.sql import read_transaction
 
 SQLITE_HEADER = b"SQLite format 3\x00"

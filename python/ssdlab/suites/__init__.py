@@ -12,9 +12,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ssdlab.catalogue import lookup
-from ssdlab.errors import SsdlabError
+from ssdlab.catalogue import check_selection
+from ssdlab.errors import SsdlabError, validation_problems
 from ssdlab.model import Suite
+from ssdlab.text import read_text_file
 
 
 def builtin_names() -> list[str]:
@@ -28,12 +29,9 @@ def parse_suite(text: str, origin: str) -> Suite:
     except tomllib.TOMLDecodeError as exc:
         raise SsdlabError(f"{origin} is not valid TOML: {exc}") from None
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'suite'}: {e['msg']}"
-                             for e in exc.errors())
-        raise SsdlabError(f"{origin} is not a valid suite ({problems}); a suite has "
+        raise SsdlabError(f"{origin} is not a valid suite ({validation_problems(exc)}); a suite has "
                           "`name`, `description` and `tests = [...]`, nothing else") from None
-    for test_id in suite.tests:
-        lookup(test_id)
+    check_selection(suite.tests, origin)
     return suite
 
 
@@ -44,10 +42,7 @@ def load_suite(name_or_path: str) -> tuple[Suite, str]:
         return parse_suite(text, f"suite {name_or_path!r}"), text
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists():
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise SsdlabError(f"cannot read suite file {path}: {exc.strerror}") from None
+        text = read_text_file(path, "the suite file")
         return parse_suite(text, str(path)), text
     raise SsdlabError(f"unknown suite {name_or_path!r}: built-in suites are "
                       f"{', '.join(builtin_names())}, or give the path of a .toml file")

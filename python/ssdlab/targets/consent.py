@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from ssdlab.errors import UnsafeTarget
 from ssdlab.targets import sysfs
+from ssdlab.text import printable
 from ssdlab.units import format_bytes
 
 _ISSUED_HERE = object()
@@ -84,7 +85,9 @@ def recorded_consent(ident: dict[str, Any], recorded: dict[str, Any]) -> str | N
 
 
 def _describe(path: Path, ident: dict[str, Any], name: str) -> str:
-    parts = [p for p in (ident.get("model"), ident.get("serial") and f"serial {ident['serial']}")
+    """The device as the prompt shows it; model and serial are the device's own words,
+    written safe for the terminal (the prompt is printed directly, not through the CLI)."""
+    parts = [printable(p) for p in (ident.get("model"), ident.get("serial") and f"serial {ident['serial']}")
              if p]
     if ident.get("capacity_bytes"):
         parts.append(format_bytes(ident["capacity_bytes"]))

@@ -22,9 +22,10 @@ import json
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ssdlab.errors import SsdlabError
 from ssdlab.targets import Target, TargetKind
@@ -67,7 +68,7 @@ def file_target(spec: str, path: Path, size: int | None, force: bool, reuse: boo
     if size is not None and size <= 0:
         raise SsdlabError(f"--size must be more than 0 bytes for {path}.")
     if path.exists():
-        size = _existing(path, size, force)
+        size = _existing(path, size, force, reuse)
     elif reuse:
         raise SsdlabError(f"the target file {path} is gone: start a new run instead of resuming.")
     elif size is None:
@@ -78,9 +79,16 @@ def file_target(spec: str, path: Path, size: int | None, force: bool, reuse: boo
     return Target(spec, TargetKind.FILE, path, size)
 
 
-def refuse_foreign(path: Path, force: bool) -> None:
-    """Refuse an existing file ssdlab did not create, unless --force. Reads only."""
-    if path.exists() and not created_by_ssdlab(path) and not force:
+def refuse_foreign(path: Path, force: bool, reuse: bool = False) -> None:
+    """Refuse an existing file ssdlab did not create, unless --force; a resume (`reuse`)
+    has no --force: only the run's own file will do. Reads only."""
+    if not path.exists() or created_by_ssdlab(path):
+        return
+    if reuse:
+        raise SsdlabError(f"{path} is no longer the file this run wrote: its marker "
+                          f"{sidecar(path)} is missing or does not match it, so it may have been "
+                          "replaced. A run resumes only on its own file: start a new run.")
+    if not force:
         raise SsdlabError(f"{path} already exists and ssdlab did not create it: the tests would "
                           "overwrite it. Choose a new path, or pass --force to overwrite it.")
 
@@ -123,8 +131,8 @@ def recreate(path: Path, size: int) -> tuple[str, ...]:
     return (f"truncate -s 0 {path}", f"posix_fallocate {path} 0 {size}")
 
 
-def _existing(path: Path, size: int | None, force: bool) -> int:
-    refuse_foreign(path, force)  # also refuses an unsafe marker, before anything is resized
+def _existing(path: Path, size: int | None, force: bool, reuse: bool) -> int:
+    refuse_foreign(path, force, reuse)  # also refuses an unsafe marker, before anything is resized
     current = path.stat().st_size
     size = current if size is None else size
     if size <= 0:

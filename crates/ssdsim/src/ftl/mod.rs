@@ -14,6 +14,7 @@
 
 pub mod victim;
 
+use crate::config::ConfigError;
 use crate::geometry::{Geometry, Ppa, NONE};
 use std::collections::VecDeque;
 use victim::{Greedy, VictimPolicy};
@@ -68,9 +69,24 @@ impl WritePoint {
 
 /// A zeroed table whose pages the OS provides lazily, backed by transparent
 /// huge pages where available (fewer page faults and TLB misses on the random
-/// accesses of the mapping tables).
-pub fn zeroed_table(n: usize) -> Vec<u32> {
-    let v = vec![0u32; n];
+/// accesses of the mapping tables). None when the memory cannot be had: a drive
+/// within the preset bounds may still need more than the machine (or the
+/// process's memory limit) gives, and that is the user's to hear, not an abort.
+pub fn zeroed_table(n: usize) -> Option<Vec<u32>> {
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u32>(n).ok()?;
+    // SAFETY: the layout has a non-zero size. alloc_zeroed (calloc: pages stay lazy)
+    // returns null or `n` zeroed u32s, which the Vec then owns and frees with the same
+    // global allocator and layout (capacity n, align of u32).
+    let v = unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut u32;
+        if ptr.is_null() {
+            return None;
+        }
+        Vec::from_raw_parts(ptr, n, n)
+    };
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
@@ -88,7 +104,7 @@ pub fn zeroed_table(n: usize) -> Vec<u32> {
             }
         }
     }
-    v
+    Some(v)
 }
 
 /// Background population of the pages of the mapping tables (Linux
@@ -193,15 +209,27 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    pub fn new(geo: Geometry) -> Ftl {
+    /// A fresh FTL; ConfigError when its mapping tables do not fit in memory.
+    pub fn new(geo: Geometry) -> Result<Ftl, ConfigError> {
         let total = geo.total_units() as usize;
         let n = geo.superblocks as usize;
+        let units = geo.user_units as usize;
+        let (l2p, p2l) = zeroed_table(units)
+            .zip(zeroed_table(total))
+            .ok_or_else(|| {
+                let gib = ((units + total) * 4) as f64 / (1u64 << 30) as f64;
+                ConfigError(format!(
+                    "the simulated drive needs {gib:.1} GiB of memory for its mapping tables, \
+                     more than this process could allocate: simulate a smaller drive \
+                     (drive.user_capacity_gb, drive.geometry) or free memory"
+                ))
+            })?;
         let vn = Box::new(Greedy::new(geo.superblocks, geo.units_per_sb));
         let vs = Box::new(Greedy::new(geo.superblocks, geo.units_per_sb_slc));
-        Ftl {
+        Ok(Ftl {
             prefault: None,
-            l2p: zeroed_table(geo.user_units as usize),
-            p2l: zeroed_table(total),
+            l2p,
+            p2l,
             valid: vec![0; n],
             state: vec![SbState::Free; n],
             slc: vec![false; n],
@@ -221,7 +249,7 @@ impl Ftl {
             #[cfg(test)]
             stamp: vec![0; total],
             geo,
-        }
+        })
     }
 
     /// Physical page of `lba`, or `NONE`.
@@ -429,8 +457,9 @@ impl Ftl {
                               // Fresh zeroed tables (lazily provided by the OS) instead of rewriting 2 GiB.
         self.l2p = Vec::new();
         self.p2l = Vec::new();
-        self.l2p = zeroed_table(self.geo.user_units as usize);
-        self.p2l = zeroed_table(self.geo.total_units() as usize);
+        // the old tables are freed just above: the same sizes fit again
+        self.l2p = zeroed_table(self.geo.user_units as usize).expect("fitted when built");
+        self.p2l = zeroed_table(self.geo.total_units() as usize).expect("fitted when built");
         self.valid.fill(0);
         self.state.fill(SbState::Free);
         self.slc.fill(false);

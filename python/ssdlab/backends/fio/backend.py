@@ -19,9 +19,9 @@ from __future__ import annotations
 import errno
 import tempfile
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
 from ssdlab.backends import ProgressCallback, StepOutcome
 from ssdlab.backends.fio import logs, parse, runner
@@ -68,7 +68,7 @@ class FioBackend:
                 "ioengine": self.ioengine}
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
-        started = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
         if step.phase is Phase.PURGE:
             return self._run_purge(step, started)
         with tempfile.TemporaryDirectory(prefix="ssdlab-fio-", dir=self._workdir) as tmp:

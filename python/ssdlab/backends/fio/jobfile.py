@@ -36,7 +36,7 @@ class Invocation:
     randseed: int
 
     @classmethod
-    def for_burst(cls, step: Step, index: int) -> "Invocation":
+    def for_burst(cls, step: Step, index: int) -> Invocation:
         """Random bursts differ by seed; sequential bursts continue where the last ended."""
         burst = step.burst_bytes
         if burst is None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ssdlab.model import GibPoint, SecondPoint
-from ssdlab.units import GiB, MB, MiB
+from ssdlab.units import MB, GiB, MiB
 
 SEGMENTS_WHEN_SHORT = 16
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import ctypes
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ssdlab.backends.fio import parse
 from ssdlab.errors import BackendFailed

@@ -1,0 +1,427 @@
+"""Feed mutated inputs through the real `ssdlab` command line and count what goes wrong.
+
+    .venv/bin/python scripts/fuzz_cli.py [--seed 1] [--inputs 1000] [--jobs 2]
+                                         [--timeout 60] [--memory-gib 4] [--out fuzz-failures]
+    .venv/bin/python scripts/fuzz_cli.py --replay fuzz-failures/0042-jobfile
+
+Each input is one case: a few files (a suite, a preset, a fio job file, a fill CSV)
+and one to four commands, each run as `python -m ssdlab ...` in the case's own
+directory, under a memory limit and a timeout. The inputs are mutations of real
+ones (python/ssdlab/suites/*.toml, drives/*.toml, tests/golden/fio/*.fio, job
+files and fill curves written here, run names, sizes, scales, run ids, test
+lists): byte flips, truncation, bytes that are not UTF-8, a byte-order mark,
+huge, negative, zero, NaN and infinite numbers, control characters, duplicated,
+removed and swapped lines (so duplicated and missing keys). Everything is drawn
+from --seed before anything runs, so a seed names the same inputs on every
+machine, whatever --jobs is.
+
+A command fails the fuzz when its standard error holds a Python traceback or a
+Rust panic, when a signal ends it (an abort: SIGABRT, SIGSEGV...), when it runs
+past the timeout, when it runs out of memory (MemoryError, or Rust's "memory
+allocation ... failed"), or when its message is pydantic's raw text. A non-zero
+exit status with a plain message is a success: the input was bad and said so.
+The totals are printed, and every failing case is saved to --out with a
+case.json that --replay runs again; the exit status is 1 when any case failed.
+
+The memory limit is RLIMIT_AS (address space) for every command except those
+that export charts, which get RLIMIT_DATA (memory written): vl-convert's V8
+reserves some 64 GiB of address space that it never touches. 4 GiB by default:
+a 1 TB preset's mapping table takes 1 GiB, and such a run peaks at 2.4 GiB of
+address space.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_PRESET = ROOT / "tests" / "data" / "small-tlc.toml"
+SMALL_SIM = f"sim:{SMALL_PRESET}"
+FAILURE_KINDS = ("traceback", "panic", "abort", "timeout", "oom", "pydantic")
+
+Argv = list[bytes]
+
+
+@dataclass
+class Case:
+    kind: str
+    commands: list[Argv]                          # after `python -m ssdlab`, run in order
+    files: dict[str, bytes] = field(default_factory=dict)
+    needs_runs: bool = False                      # a copy of the database with two runs
+
+
+@dataclass
+class Outcome:
+    index: int
+    case: Case
+    statuses: list[int | None]                    # None: timed out
+    failures: set[str]
+    stderr: str
+    seconds: float
+
+
+# -- mutations --------------------------------------------------------------------------
+
+ODD_NUMBERS = [b"0", b"-1", b"-4096", b"1", b"99999999999999999999999", b"18446744073709551616",
+               b"4294967295", b"9223372036854775808", b"1e308", b"-1e308", b"1e-300", b"nan",
+               b"inf", b"-inf", b"0.5", b"-0", b"9" * 80, b"0x10", b"1_000"]
+CONTROL = [b"\x1b[31m", b"\x1b]0;title\x07", b"\x00", b"\x07", b"\r", b"\x08", b"\xe2\x80\xae",
+           b"\xef\xbf\xbe", b"\x7f", b"[bold]", b"[/]", b"\t"]
+NOT_UTF8 = [b"\xff", b"\xfe", b"\xc3", b"\xe2\x80", b"\xed\xa0\x80", b"\x80", b"\xc0\xaf"]
+NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+
+
+def flip_byte(rng: random.Random, data: bytes) -> bytes:
+    if not data:
+        return bytes([rng.randrange(256)])
+    at = rng.randrange(len(data))
+    return data[:at] + bytes([data[at] ^ (1 << rng.randrange(8))]) + data[at + 1:]
+
+
+def truncate(rng: random.Random, data: bytes) -> bytes:
+    return data[:rng.randrange(len(data) + 1)]
+
+
+def insert(rng: random.Random, data: bytes, pieces: list[bytes]) -> bytes:
+    at = rng.randrange(len(data) + 1)
+    return data[:at] + rng.choice(pieces) + data[at:]
+
+
+def add_bom(rng: random.Random, data: bytes) -> bytes:
+    return b"\xef\xbb\xbf" + data
+
+
+def odd_number(rng: random.Random, data: bytes) -> bytes:
+    """A number of the input replaced by one at an edge: huge, negative, zero, NaN..."""
+    numbers = list(NUMBER.finditer(data))
+    if not numbers:
+        return insert(rng, data, ODD_NUMBERS)
+    m = rng.choice(numbers)
+    return data[:m.start()] + rng.choice(ODD_NUMBERS) + data[m.end():]
+
+
+def line_edit(rng: random.Random, data: bytes) -> bytes:
+    """A line duplicated (a key given twice), removed (a key missing) or moved."""
+    lines = data.split(b"\n")
+    at = rng.randrange(len(lines))
+    action = rng.choice(("duplicate", "remove", "swap"))
+    if action == "duplicate":
+        lines.insert(rng.randrange(len(lines) + 1), lines[at])
+    elif action == "remove":
+        del lines[at]
+    else:
+        other = rng.randrange(len(lines))
+        lines[at], lines[other] = lines[other], lines[at]
+    return b"\n".join(lines)
+
+
+MUTATIONS: list[Callable[[random.Random, bytes], bytes]] = [
+    flip_byte, truncate, add_bom, odd_number, odd_number, line_edit, line_edit,
+    lambda rng, data: insert(rng, data, CONTROL),
+    lambda rng, data: insert(rng, data, NOT_UTF8),
+]
+
+
+def mutate(rng: random.Random, data: bytes) -> bytes:
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        data = rng.choice(MUTATIONS)(rng, data)
+    return data
+
+
+def argument(rng: random.Random, seeds: list[bytes]) -> bytes:
+    """A mutated command-line value; a NUL cannot be passed in argv, so none is."""
+    return mutate(rng, rng.choice(seeds)).replace(b"\x00", b"")
+
+
+# -- seeds ------------------------------------------------------------------------------
+
+# fio options the simulator does not read, removed from the golden job files for a seed
+# that gets past the parser to the values.
+FIO_ONLY = re.compile(rb"^(rate_iops|randseed|percentile_list|write_bw_log|log_avg_msec)=.*\n?",
+                      re.MULTILINE)
+OWN_JOBS = [
+    (b"[global]\nbs=4k\nsize=8m\n[seq]\nrw=write\nbs=128k\niodepth=32\n[rand]\nrw=randread\n"
+     b"iodepth=4\nio_size=4m\n"),
+    b"[mix]\nrw=randrw\nrwmixread=70\nbs=4k\nsize=16m\nio_size=2m\niodepth=8\n",
+    b"[think]\nrw=randwrite\nsize=4m\nio_size=1m\nthinktime=200\nthinktime_blocks=16\n",
+    b"[timed]\nrw=randread\nsize=10%\nruntime=50ms\ntime_based\niodepth=16\n",
+    b"[trim]\nrw=trim\nbs=1m\noffset=1g\nsize=64m\n[after]\nrw=read\noffset=1g\nsize=8m\n",
+    b"[wmix]\nreadwrite=rw\nrwmixwrite=30\nblocksize=64k\nsize=32m\nio_limit=8m\n",
+]
+FILL_CSV = b"gib,mbps\n" + b"".join(
+    b"%d,%.1f\n" % (g, 3000.0 if g <= 6 else 900.0 if g <= 24 else 600.0) for g in range(1, 33))
+NAMES = [b"baseline", b"\x1b[31mred\x1b[0m", b"[bold]not bold[/]", b"caf\xc3\xa9 \xe2\x80\xae",
+         b"a" * 300, b"", b" ", b"\xff\xfe", b"line\nbreak", b"</script>"]
+SIZES = [b"1GiB", b"64m", b"4k", b"1.5 TB", b"512", b"0", b"99999999999999999999TB", b"-1G"]
+SCALES = [b"0.001", b"0.01", b"1", b"0", b"-1", b"nan", b"inf", b"1e-300", b"2", b"0.0"]
+RUN_IDS = [b"1", b"2", b"latest", b"0", b"99999999999999999999999", b"\xd9\xa3", b"\xe2\x91\xa0"]
+TEST_LISTS = [b"seq-read-burst", b"seq-read-burst,rand-read-burst", b",", b"a,a",
+              b"seq-read-burst,,seq-read-burst", b"nope", b" seq-read-burst , trim "]
+DRIVES = [b"wd-sn850-1tb", b"generic-qlc-1tb", str(SMALL_PRESET).encode(), b"nope", b"./x.toml"]
+
+
+@dataclass(frozen=True)
+class Seeds:
+    suites: list[bytes]
+    presets: list[bytes]
+    jobs: list[bytes]
+
+    @classmethod
+    def from_repository(cls) -> Seeds:
+        golden = [p.read_bytes() for p in sorted((ROOT / "tests" / "golden" / "fio").glob("*.fio"))]
+        return cls(
+            suites=[p.read_bytes() for p in sorted((ROOT / "python" / "ssdlab" / "suites").glob("*.toml"))],
+            presets=[p.read_bytes() for p in sorted((ROOT / "drives").glob("*.toml"))]
+            + [SMALL_PRESET.read_bytes()],
+            jobs=golden + [FIO_ONLY.sub(b"", g) for g in golden] + OWN_JOBS)
+
+
+# -- cases --------------------------------------------------------------------------------
+
+def db(*argv: bytes) -> Argv:
+    return [*argv, b"--db", b"ssdlab.db"]
+
+
+def suite_case(rng: random.Random, seeds: Seeds) -> Case:
+    return Case("suite", [db(b"run", SMALL_SIM.encode(), b"--suite", b"suite.toml",
+                             b"--scale", b"0.001", b"--dry-run")],
+                {"suite.toml": mutate(rng, rng.choice(seeds.suites))})
+
+
+def preset_case(rng: random.Random, seeds: Seeds) -> Case:
+    preset = {"drive.toml": mutate(rng, rng.choice(seeds.presets))}
+    if rng.random() < 0.5:
+        return Case("preset", [[b"drives", b"show", b"./drive.toml"]], preset)
+    return Case("preset", [db(b"run", b"sim:./drive.toml", b"--tests", b"seq-write-burst",
+                              b"--scale", b"0.001")], preset)
+
+
+def jobfile_case(rng: random.Random, seeds: Seeds) -> Case:
+    return Case("jobfile", [[b"sim", b"fio", b"job.fio", b"--drive", str(SMALL_PRESET).encode()]],
+                {"job.fio": mutate(rng, rng.choice(seeds.jobs))})
+
+
+def csv_case(rng: random.Random, seeds: Seeds) -> Case:
+    json_out = [b"--json"] if rng.random() < 0.5 else []
+    return Case("csv", [[b"analyze", b"fill", b"fill.csv", *json_out]],
+                {"fill.csv": mutate(rng, FILL_CSV)})
+
+
+def name_case(rng: random.Random, seeds: Seeds) -> Case:
+    """A run named by the user, then every command that prints the name."""
+    commands = [db(b"run", SMALL_SIM.encode(), b"--tests", b"seq-read-burst", b"--scale", b"0.001",
+                   b"--name", argument(rng, NAMES)),
+                db(b"runs"), db(b"show", b"latest"), db(b"compare", b"1", b"latest")]
+    if rng.random() < 0.15:  # chart export (vl-convert), the slowest command
+        commands.append(db(b"report", b"latest", b"-o", b"r.html", b"--svg", b"charts"))
+    return Case("name", commands, needs_runs=True)
+
+
+def option_case(rng: random.Random, seeds: Seeds) -> Case:
+    """One command-line value mutated, in the command that reads it."""
+    choice = rng.randrange(6)
+    if choice == 0:
+        argv = db(b"run", b"d.img", b"--size", argument(rng, SIZES), b"--tests", b"seq-read-burst",
+                  b"--scale", b"0.001", b"--dry-run")
+    elif choice == 1:
+        argv = db(b"run", SMALL_SIM.encode(), b"--tests", b"seq-read-burst", b"--scale",
+                  argument(rng, SCALES), b"--dry-run")
+    elif choice == 2:
+        argv = db(b"run", SMALL_SIM.encode(), b"--tests", argument(rng, TEST_LISTS),
+                  b"--scale", b"0.001", b"--dry-run")
+    elif choice == 3:
+        command = rng.choice([[b"show"], [b"export"], [b"resume"], [b"compare", b"1"],
+                              [b"report", b"-o", b"r.html"]])
+        argv = db(*command, argument(rng, RUN_IDS))
+    elif choice == 4:
+        argv = [b"runs", b"--db", argument(rng, [b"ssdlab.db", b"new/x.db", b"."])]
+    else:
+        argv = [b"sim", b"fio", b"job.fio", b"--drive", argument(rng, DRIVES)]
+    return Case("option", [argv], {"job.fio": OWN_JOBS[0]}, needs_runs=True)
+
+
+# How many inputs of each kind, per 1000.
+MIX = [(suite_case, 150), (preset_case, 200), (jobfile_case, 250), (csv_case, 150),
+       (name_case, 80), (option_case, 170)]
+
+
+def draw_cases(seed: int, count: int) -> list[Case]:
+    rng = random.Random(seed)
+    seeds = Seeds.from_repository()
+    makers = [maker for maker, weight in MIX for _ in range(weight)]
+    return [rng.choice(makers)(rng, seeds) for _ in range(count)]
+
+
+# -- running ------------------------------------------------------------------------------
+
+def memory_limit(nbytes: int, argv: Argv) -> Callable[[], None]:
+    """What runs in the child before ssdlab: its memory limit (see the module docstring)."""
+    which = (resource.RLIMIT_DATA if b"--png" in argv or b"--svg" in argv
+             else resource.RLIMIT_AS)
+
+    def limit() -> None:
+        resource.setrlimit(which, (nbytes, nbytes))
+    return limit
+
+
+def failures_of(status: int | None, stderr: str) -> set[str]:
+    found = set()
+    if status is None:
+        found.add("timeout")
+    elif status < 0:
+        found.add("abort")
+    if "Traceback (most recent call last)" in stderr:
+        found.add("traceback")
+    if "panicked" in stderr or "PanicException" in stderr:
+        found.add("panic")
+    if "MemoryError" in stderr or re.search(r"memory allocation of \d+ bytes failed", stderr):
+        found.add("oom")
+    if "validation error for" in stderr or "errors.pydantic.dev" in stderr:
+        found.add("pydantic")  # a message, but pydantic's, not one a user can read
+    return found
+
+
+def run_command(argv: Argv, cwd: Path, timeout: float, memory: int) -> tuple[int | None, str]:
+    # A session of its own, so a timeout ends ssdlab and anything it started (fio).
+    # preexec_fn is safe here: each pool worker is a process with a single thread.
+    proc = subprocess.Popen([sys.executable.encode(), b"-m", b"ssdlab", *argv], cwd=cwd,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=memory_limit(memory, argv))  # noqa: PLW1509
+    try:
+        _, err = proc.communicate(timeout=timeout)
+        return proc.returncode, err.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+        return None, err.decode("utf-8", "replace")
+
+
+def run_case(index: int, case: Case, work: Path, runs_db: Path, timeout: float,
+             memory: int) -> Outcome:
+    cwd = work / f"{index:04d}"
+    cwd.mkdir()
+    for name, data in case.files.items():
+        (cwd / name).write_bytes(data)
+    if case.needs_runs:
+        shutil.copy(runs_db, cwd / "ssdlab.db")
+    started = time.monotonic()
+    statuses, failures, stderr = [], set(), []
+    for argv in case.commands:
+        status, err = run_command(argv, cwd, timeout, memory)
+        statuses.append(status)
+        failures |= failures_of(status, err)
+        stderr.append(err)
+    shutil.rmtree(cwd, ignore_errors=True)
+    return Outcome(index, case, statuses, failures, "\n".join(stderr), time.monotonic() - started)
+
+
+def make_runs_db(work: Path) -> Path:
+    """Two stored runs (the commands that read runs need some)."""
+    path = work / "runs.db"
+    for name in ("first", "second"):
+        subprocess.run([sys.executable, "-m", "ssdlab", "run", SMALL_SIM, "--tests",
+                        "seq-read-burst", "--scale", "0.001", "--name", name, "--db", str(path)],
+                       check=True, capture_output=True)
+    return path
+
+
+# -- failures on disk, and replay -----------------------------------------------------------
+
+def save(outcome: Outcome, out: Path) -> Path:
+    where = out / f"{outcome.index:04d}-{outcome.case.kind}"
+    where.mkdir(parents=True, exist_ok=True)
+    case = outcome.case
+    (where / "case.json").write_text(json.dumps({
+        "kind": case.kind, "needs_runs": case.needs_runs,
+        "commands": [[base64.b64encode(a).decode() for a in argv] for argv in case.commands],
+        "files": {name: base64.b64encode(data).decode() for name, data in case.files.items()},
+        "statuses": outcome.statuses, "failures": sorted(outcome.failures)}, indent=1))
+    (where / "stderr.txt").write_text(outcome.stderr)
+    for name, data in case.files.items():
+        (where / name).write_bytes(data)
+    return where
+
+
+def load(where: Path) -> Case:
+    doc = json.loads((where / "case.json").read_text())
+    return Case(doc["kind"], [[base64.b64decode(a) for a in argv] for argv in doc["commands"]],
+                {name: base64.b64decode(data) for name, data in doc["files"].items()},
+                doc["needs_runs"])
+
+
+def shown(argv: Argv) -> str:
+    return " ".join(repr(a.decode("utf-8", "backslashreplace")) for a in argv)
+
+
+# -- main -----------------------------------------------------------------------------------
+
+def report(outcomes: list[Outcome], seconds: float, out: Path) -> int:
+    commands = sum(len(o.statuses) for o in outcomes)
+    statuses = Counter(s for o in outcomes for s in o.statuses)
+    by_kind = Counter(o.case.kind for o in outcomes)
+    failing = [o for o in outcomes if o.failures]
+    print(f"{len(outcomes)} inputs ({', '.join(f'{k} {n}' for k, n in sorted(by_kind.items()))}), "
+          f"{commands} commands in {seconds:.0f} s")
+    print("exit statuses: " + ", ".join(f"{'timeout' if s is None else s}: {n}"
+                                        for s, n in sorted(statuses.items(), key=lambda x: str(x[0]))))
+    for kind in FAILURE_KINDS:
+        print(f"{kind:>10}: {sum(kind in o.failures for o in outcomes)}")
+    slowest = max(outcomes, key=lambda o: o.seconds)
+    print(f"slowest input: {slowest.seconds:.1f} s ({slowest.case.kind} #{slowest.index})")
+    for outcome in failing:
+        where = save(outcome, out)
+        print(f"FAIL {', '.join(sorted(outcome.failures))}: {where}")
+        for argv in outcome.case.commands:
+            print(f"    ssdlab {shown(argv)}")
+    return 1 if failing else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--inputs", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=2, help="commands run at once")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per command")
+    parser.add_argument("--memory-gib", type=float, default=4.0, help="memory limit per command")
+    parser.add_argument("--out", type=Path, default=Path("fuzz-failures"),
+                        help="where failing inputs are saved")
+    parser.add_argument("--replay", type=Path, help="run one saved failing input again")
+    args = parser.parse_args()
+    memory = int(args.memory_gib * (1 << 30))
+    with tempfile.TemporaryDirectory(prefix="ssdlab-fuzz-") as tmp:
+        work = Path(tmp)
+        runs_db = make_runs_db(work)
+        if args.replay:
+            outcome = run_case(0, load(args.replay), work, runs_db, args.timeout, memory)
+            print(f"statuses {outcome.statuses}, failures {sorted(outcome.failures) or 'none'}")
+            print(outcome.stderr)
+            return 1 if outcome.failures else 0
+        cases = draw_cases(args.seed, args.inputs)
+        started = time.monotonic()
+        run = partial(run_case, work=work, runs_db=runs_db, timeout=args.timeout, memory=memory)
+        with ProcessPoolExecutor(args.jobs) as pool:
+            outcomes = list(pool.map(run, range(len(cases)), cases))
+        return report(outcomes, time.monotonic() - started, args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
