@@ -68,3 +68,14 @@ def mounted(device: Path, mount_point: Path) -> Iterator[Path]:
         yield mount_point
     finally:
         subprocess.run(["umount", str(mount_point)], capture_output=True)
+
+
+def reasons(excinfo) -> list[str]:
+    """The listed reasons of an UnsafeTarget refusal."""
+    return [line for line in str(excinfo.value).splitlines() if line.startswith("  - ")]
+
+
+def snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file of a directory with its bytes and mtime: what must stay untouched."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.iterdir())
+            if p.is_file()}

@@ -21,18 +21,9 @@ from ssdlab.targets.resolve import resolve
 from ssdlab.targets.safety import check_device
 from ssdlab.targets.sysfs import device_from_number, partitions
 from ssdlab.units import MiB
-from tests.loop_devices import loop_device, mounted, require, run
+from tests.loop_devices import loop_device, mounted, reasons, require, run, snapshot
 
 pytestmark = pytest.mark.root
-
-
-def reasons(excinfo) -> list[str]:
-    return [line for line in str(excinfo.value).splitlines() if line.startswith("  - ")]
-
-
-def snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.iterdir())
-            if p.is_file()}
 
 
 def test_mounted_ext4_device_is_refused_and_its_files_are_untouched(tmp_path):

@@ -4,29 +4,26 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 
 
-@contextmanager
-def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def write_transaction(conn: sqlite3.Connection) -> AbstractContextManager[sqlite3.Connection]:
     """A transaction holding the write lock from its start (BEGIN IMMEDIATE).
 
     Taking the lock first makes concurrent writers wait their turn (busy_timeout)
     instead of failing: a transaction that reads and only then writes cannot wait
     for the lock, SQLite refuses it at once. What it reads cannot change under it."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-        conn.execute("COMMIT")
-    except BaseException:
-        _rollback(conn)
-        raise
+    return _transaction(conn, "BEGIN IMMEDIATE")
+
+
+def read_transaction(conn: sqlite3.Connection) -> AbstractContextManager[sqlite3.Connection]:
+    """Several reads that see one state of the database, even while others write."""
+    return _transaction(conn, "BEGIN")
 
 
 @contextmanager
-def read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """Several reads that see one state of the database, even while others write."""
-    conn.execute("BEGIN")
+def _transaction(conn: sqlite3.Connection, begin: str) -> Iterator[sqlite3.Connection]:
+    conn.execute(begin)
     try:
         yield conn
         conn.execute("COMMIT")
