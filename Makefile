@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DIR ?= $(or $(TMPDIR),/var/tmp)/ssdlab-demo
 
-.PHONY: demo test setup system-deps lint rust-test py-test bench clean
+.PHONY: demo test setup system-deps lint rust-test py-test bench fuzz clean
 
 ## make demo: set everything up, run the quick suite on the simulated WD SN850, show the result
 demo: setup
@@ -47,6 +47,10 @@ bench: setup
 	$(BIN)/python benchmarks/harness_overhead.py
 	$(BIN)/python benchmarks/fill_analysis_accuracy.py
 	$(BIN)/python benchmarks/report_speed.py
+
+## make fuzz: mutated inputs through the whole CLI; figures in BENCHMARKS.md
+fuzz: setup
+	$(BIN)/python scripts/fuzz_cli.py --inputs 1000 --seed 1
 
 clean:
 	rm -rf $(VENV) target
