@@ -11,6 +11,7 @@ from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.catalogue.states import MIN_REGION, TRIM_RANGE
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Op, Phase, Step
+from ssdlab.model.steps import UNLIMITED_BYTES
 from ssdlab.suites import load_suite
 from ssdlab.units import GiB, KiB, MiB
 from tests.conftest import run_cli
@@ -70,7 +71,8 @@ def test_state_tests_at_scale_1_reach_each_state_from_a_purge(test_id, rw, bs):
     steps = measured(test)
     assert [s.fill_state for s in steps] == ["10% filled", "90% filled", "full, half trimmed"]
     for s in steps:
-        assert (s.runtime, s.io_size, s.rate_iops, s.burst_bytes, s.idle_after) == (60.0, 32 * GiB, None, None, 0)
+        assert (s.runtime, s.time_based, s.io_size, s.rate_iops, s.burst_bytes, s.idle_after) == (
+            60.0, True, None, None, None, 0)
     assert filled(0.1) == 95367 * MiB and TRIMMED == 476800 * MiB
 
 
@@ -82,7 +84,8 @@ def test_trim_test_at_scale_1():
     before, trim, after = measured(test)
     assert [s.fill_state for s in (before, trim, after)] == ["full", "full", "full, half trimmed"]
     assert trim.runtime is None and trim.io_size is None and trim.bytes_limit == TRIMMED
-    assert (before.runtime, before.io_size) == (after.runtime, after.io_size) == (60.0, 32 * GiB)
+    assert (before.runtime, before.time_based) == (after.runtime, after.time_based) == (60.0, True)
+    assert trim.time_based is False
 
 
 def test_max_write_latency_at_scale_1_has_the_five_cases():
@@ -95,9 +98,9 @@ def test_max_write_latency_at_scale_1_has_the_five_cases():
         *state_steps(0.5), (M, Op.RANDWRITE, 512, 1, 0, filled(0.5)),
         *state_steps(0.9), (M, Op.RANDRW, 4 * KiB, 1, 0, filled(0.9))]
     light, qd1, b512_10, b512_50, mix = measured(test)
-    assert (light.rate_iops, light.runtime, light.io_size) == (10, 60.0, None)
+    assert (light.rate_iops, light.runtime, light.io_size, light.time_based) == (10, 60.0, None, True)
     for s in (qd1, b512_10, b512_50, mix):
-        assert s.rate_iops is None and (s.runtime, s.io_size) == (60.0, 32 * GiB)
+        assert s.rate_iops is None and (s.runtime, s.io_size, s.time_based) == (60.0, None, True)
     assert mix.rwmixread == 70
     assert [s.fill_state for s in measured(test)] == ["10% filled"] * 3 + ["50% filled", "90% filled"]
 
@@ -138,7 +141,6 @@ def test_a_small_scale_shrinks_the_region_spans_and_limits_but_not_blocks_or_rat
     region = GiB          # max(capacity x F, 1 GiB) in whole MiB
     purge_size = SMALL // (128 * KiB) * 128 * KiB
     runtime = max(60 * scale, 1.0)
-    io_size = max(int(32 * GiB * scale), 64 * MiB)
     states = compiled("seq-write-states", scale, SMALL)
     kept = region - region // 2 // TRIM_RANGE * TRIM_RANGE
     assert shape(states.steps) == [
@@ -147,7 +149,7 @@ def test_a_small_scale_shrinks_the_region_spans_and_limits_but_not_blocks_or_rat
         *state_steps(1.0, region, purge_size, trim=True), (M, *W128, 0, kept)]
     assert kept == 512 * MiB
     for s in measured(states):
-        assert s.runtime == pytest.approx(runtime) and s.io_size == io_size // (128 * KiB) * (128 * KiB)
+        assert s.runtime == pytest.approx(runtime) and s.time_based and s.io_size is None
     trim = [s for s in measured(compiled("trim", scale, SMALL)) if s.rw is Op.TRIM][0]
     assert (trim.bs, trim.offset, trim.size) == (64 * MiB, 512 * MiB, 512 * MiB)
     light, *_ = measured(compiled("max-write-latency", scale, SMALL))
@@ -191,6 +193,16 @@ def test_step_new_fields_are_validated_and_old_records_still_load():
     light = Step(label="l", rw=Op.RANDWRITE, bs=4096, size=GiB, runtime=60.0, rate_iops=10,
                  fill_state="10% filled")
     assert "at 10 IOPS" in light.describe() and "[10% filled]" in light.describe()
+
+
+def test_a_time_based_step_runs_for_its_runtime_whatever_the_bytes():
+    with pytest.raises(ValidationError, match="time-based step needs a runtime and no io_size"):
+        Step(label="x", rw=Op.WRITE, bs=4096, size=MiB, time_based=True)
+    with pytest.raises(ValidationError, match="time-based step needs a runtime and no io_size"):
+        Step(label="x", rw=Op.WRITE, bs=4096, size=MiB, runtime=60.0, io_size=MiB, time_based=True)
+    minute = Step(label="m", rw=Op.WRITE, bs=128 * KiB, size=GiB, runtime=60.0, time_based=True)
+    assert minute.bytes_limit == UNLIMITED_BYTES and step_seconds(minute) == 60.0
+    assert "(60 s, time-based)" in minute.describe()
 
 
 def test_estimates_of_rate_limited_and_trim_steps():

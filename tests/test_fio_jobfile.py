@@ -23,6 +23,13 @@ def test_time_or_bytes_whichever_first_is_runtime_and_io_size_without_time_based
     assert "time_based" not in job(step)
 
 
+def test_a_time_based_step_is_fios_time_based_with_no_byte_limit():
+    step = Step(label="90% filled", rw="write", bs=131072, iodepth=32, size=1 << 30, runtime=60,
+                time_based=True)
+    text = job(step)
+    assert "runtime=60000ms\ntime_based=1\n" in text and "io_size" not in text
+
+
 def test_fractional_runtime_from_scale_is_kept_in_milliseconds():
     step = Step(label="QD1", rw="read", bs=131072, size=1 << 30, runtime=0.6)
     assert "runtime=600ms\n" in job(step)

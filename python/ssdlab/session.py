@@ -75,7 +75,7 @@ def dry_run_document(request: RunRequest) -> dict:
     tests = compile_tests(test_ids, request.scale, capacity)
     keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
             "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series",
-            "rate_iops", "fill_state")
+            "rate_iops", "fill_state", "time_based")
     # A simulated drive runs in virtual time: the estimate is the drive's time, not the wall's.
     clock = "drive" if request.target.startswith(SIM_PREFIX) else "wall"
     # A plan must not look runnable on a device that the real run will refuse.

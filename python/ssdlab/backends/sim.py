@@ -44,8 +44,10 @@ class SimBackend:
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
-        # every workload field (rate_iops included); fill_state is only a record
-        params = {**step.model_dump(mode="json", exclude={"fill_state"}),
+        # every workload field (rate_iops included); fill_state is only a record, and a
+        # time-based step is, to the simulator, one whose byte limit is never reached
+        params = {**step.model_dump(mode="json", exclude={"fill_state", "time_based"}),
+                  "io_size": step.io_size if not step.time_based else step.bytes_limit,
                   "purge": step.phase is Phase.PURGE}
         try:
             raw = self.drive.run_step(params)

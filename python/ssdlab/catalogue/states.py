@@ -107,7 +107,6 @@ class StateSweep(StateTest):
     iodepth: int
     states: tuple[FillState, ...]
     runtime_s: float
-    io_size_bytes: int
     scorer: Callable[[str, scores.Measured], dict[str, Any]]
 
     def workload(self, scale: Scale, capacity: int) -> list[Step]:
@@ -117,8 +116,7 @@ class StateSweep(StateTest):
             prepared, span = state.prepare(capacity, region)
             steps += [*prepared, Step(
                 label=state.name, rw=self.rw, bs=self.bs, iodepth=self.iodepth, size=span,
-                runtime=scale.runtime(self.runtime_s),
-                io_size=scale.io_size(self.io_size_bytes, self.bs), fill_state=state.name)]
+                runtime=scale.runtime(self.runtime_s), time_based=True, fill_state=state.name)]
         return steps
 
     def score(self, measured: scores.Measured) -> dict[str, Any]:
@@ -135,7 +133,6 @@ class TrimTest(StateTest):
     write_qd: int
     trim_range: int
     runtime_s: float
-    io_size_bytes: int
 
     def workload(self, scale: Scale, capacity: int) -> list[Step]:
         region = drive_region(self.id, scale, capacity)
@@ -144,8 +141,7 @@ class TrimTest(StateTest):
 
         def write(label: str, state: FillState) -> Step:
             return Step(label=label, rw=Op.WRITE, bs=self.write_bs, iodepth=self.write_qd,
-                        size=kept, runtime=scale.runtime(self.runtime_s),
-                        io_size=scale.io_size(self.io_size_bytes, self.write_bs),
+                        size=kept, runtime=scale.runtime(self.runtime_s), time_based=True,
                         fill_state=state.name)
         return [*prepared,
                 write("write before TRIM", FULL),
@@ -166,7 +162,6 @@ class LatencyCase:
     rw: Op
     bs: int
     runtime_s: float
-    io_size_bytes: int | None = None   # None: the time limit alone (rate-limited cases)
     rwmixread: int | None = None
     rate_iops: int | None = None
     iodepth: int = 1
@@ -190,8 +185,7 @@ class CaseList(StateTest):
             steps.append(Step(
                 label=case.label, rw=case.rw, bs=case.bs, iodepth=case.iodepth,
                 rwmixread=case.rwmixread, size=span, runtime=scale.runtime(case.runtime_s),
-                io_size=None if case.io_size_bytes is None else scale.io_size(case.io_size_bytes, case.bs),
-                rate_iops=case.rate_iops, fill_state=state.name))
+                time_based=True, rate_iops=case.rate_iops, fill_state=state.name))
         return steps
 
     def score(self, measured: scores.Measured) -> dict[str, Any]:

@@ -41,12 +41,19 @@ class Phase(StrEnum):
     MEASURE = "measure"            # the workload whose results are scored
 
 
+# What a time-based step may move: no limit in practice (2^62 bytes is 146 years at
+# 1 TB/s), and the largest byte count the simulator takes.
+UNLIMITED_BYTES = 1 << 62
+
+
 class Step(BaseModel):
     """One workload unit. Sizes in bytes, times in seconds, with fio's meanings:
 
     - `size` is the span (the LBA range the I/O falls in) starting at `offset`.
     - `runtime` and `io_size` are limits; the step ends at whichever comes first.
-      With neither, the span is transferred once (fio's default).
+      With neither, the span is transferred once (fio's default). `time_based` steps
+      run for their whole `runtime`, over the span again and again (fio's
+      `time_based`): a state measured for a minute, however fast the drive.
     - Idle: with `burst_bytes`, the I/O is issued in bursts of that many bytes
       (`io_size` in all); after each burst, and after the step when there are no
       bursts, the drive idles so that busy / (busy + idle) = `duty_cycle`. Then
@@ -69,6 +76,7 @@ class Step(BaseModel):
     size: int = Field(gt=0, description="span, bytes")
     runtime: float | None = Field(default=None, gt=0, description="seconds")
     io_size: int | None = Field(default=None, gt=0, description="bytes")
+    time_based: bool = False
     burst_bytes: int | None = Field(default=None, gt=0)
     duty_cycle: float | None = Field(default=None, gt=0, le=1)
     idle_after: float = Field(default=0.0, ge=0, description="seconds")
@@ -93,6 +101,8 @@ class Step(BaseModel):
                 raise ValueError("bursts need both a duty cycle and an io_size (their total)")
             if self.io_size % self.burst_bytes or self.burst_bytes % self.bs:
                 raise ValueError("io_size must be whole bursts, and a burst whole blocks")
+        if self.time_based and (self.runtime is None or self.io_size is not None):
+            raise ValueError("a time-based step needs a runtime and no io_size: time alone ends it")
         if self.rate_iops is not None and self.burst_bytes is not None:
             raise ValueError("rate_iops and bursts do not combine: a rate-limited step is its own light load")
         if self.phase is Phase.PURGE and (self.rate_iops is not None or self.fill_state is not None):
@@ -106,7 +116,9 @@ class Step(BaseModel):
 
     @property
     def bytes_limit(self) -> int:
-        """The most bytes the step can transfer."""
+        """The most bytes the step can transfer (UNLIMITED_BYTES: only time ends it)."""
+        if self.time_based:
+            return UNLIMITED_BYTES
         return self.io_size if self.io_size is not None else self.size
 
     def describe(self) -> str:
@@ -116,6 +128,8 @@ class Step(BaseModel):
             limits.append(f"{self.runtime:g} s")
         if self.io_size is not None:
             limits.append(format_bytes(self.io_size))
+        if self.time_based:
+            limits = [f"{self.runtime:g} s, time-based"]
         rate = f" at {self.rate_iops} IOPS" if self.rate_iops is not None else ""
         state = f" [{self.fill_state}]" if self.fill_state else ""
         return (

@@ -23,11 +23,11 @@ from ssdlab.backends.sim import SimBackend
 from ssdlab.errors import SsdlabError, validation_problems
 from ssdlab.model import DirectionResult, Latency, Op, Step, StepResult
 from ssdlab.model.results import clamped_percentile
+from ssdlab.model.steps import UNLIMITED_BYTES
 from ssdlab.simfio.jobfile import FioJob
 from ssdlab.simfio.values import ValueProblem, fio_bool, fio_int, fio_size, fio_time
 from ssdlab.units import MiB, format_bytes
 
-UNLIMITED_BYTES = 1 << 62   # time_based: only the runtime ends the job
 FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0,
                    99.5, 99.9, 99.95, 99.99)
 

@@ -62,6 +62,8 @@ def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_
         lines.append(f"io_size={invocation.io_size}")
     if step.runtime is not None:
         lines.append(f"runtime={max(1, round(step.runtime * 1000))}ms")
+    if step.time_based:
+        lines.append("time_based=1")
     if step.rwmixread is not None:
         lines.append(f"rwmixread={step.rwmixread}")
     if step.rate_iops is not None:
