@@ -147,7 +147,7 @@ def test_nonsense_options_of_run_are_refused_and_nothing_is_stored(tmp_path, arg
     ("iodepth=two", "iodepth=two: 'two' is not a whole number"),
     ("rwmixread=150", "rwmixread=150: must be from 0 to 100"),
     ("rwmixwrite=-5", "rwmixwrite=-5: '-5' is not a whole number"),
-    ("runtime=0", "runtime=0: must be more than 0 s and at most 31,536,000 s"),
+    ("runtime=0", "runtime=0: must be more than 0 s and at most 1,000,000 s"),
     ("runtime=1e5", "'1e5' is not a time"),
     ("time_based=2", "time_based=2: '2' is not 0 or 1"),
     ("rw=sideways", "rw=sideways: not one of read, write"),
