@@ -70,6 +70,21 @@ def mounted(device: Path, mount_point: Path) -> Iterator[Path]:
         subprocess.run(["umount", str(mount_point)], capture_output=True)
 
 
+@contextmanager
+def active_swap(path: Path) -> Iterator[Path]:
+    """`path` (a device or file) as active swap while inside; skips where swap cannot be."""
+    require("mkswap", "swapon")
+    run("mkswap", "-q", str(path))
+    try:
+        run("swapon", str(path))
+    except subprocess.CalledProcessError as exc:
+        pytest.skip(f"cannot turn swap on here: {exc.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["swapoff", str(path)], capture_output=True)
+
+
 def reasons(excinfo) -> list[str]:
     """The listed reasons of an UnsafeTarget refusal."""
     return [line for line in str(excinfo.value).splitlines() if line.startswith("  - ")]

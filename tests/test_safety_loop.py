@@ -21,7 +21,7 @@ from ssdlab.targets.resolve import resolve
 from ssdlab.targets.safety import check_device
 from ssdlab.targets.sysfs import device_from_number, partitions
 from ssdlab.units import MiB
-from tests.loop_devices import loop_device, mounted, reasons, require, run, snapshot
+from tests.loop_devices import active_swap, loop_device, mounted, reasons, require, run, snapshot
 
 pytestmark = pytest.mark.root
 
@@ -90,22 +90,14 @@ def test_device_mapper_holder_is_refused(tmp_path):
 
 
 def test_active_swap_is_refused(tmp_path):
-    require("mkswap", "swapon", "wipefs")
-    with loop_device(tmp_path / "disk.img") as device:
-        run("mkswap", "-q", str(device))
-        try:
-            run("swapon", str(device))
-        except subprocess.CalledProcessError as exc:
-            pytest.skip(f"cannot turn swap on here: {exc.stderr.strip()}")
-        try:
-            with pytest.raises(UnsafeTarget) as excinfo:
-                check_device(device, Commands())
-            found = reasons(excinfo)
-            assert any(f"{device} is active swap: turn it off (`swapoff {device}`)" in r
-                       for r in found)
-            assert any("(swap)" in r for r in found)
-        finally:
-            subprocess.run(["swapoff", str(device)], capture_output=True)
+    require("wipefs")
+    with loop_device(tmp_path / "disk.img") as device, active_swap(device):
+        with pytest.raises(UnsafeTarget) as excinfo:
+            check_device(device, Commands())
+        found = reasons(excinfo)
+        assert any(f"{device} is active swap: turn it off (`swapoff {device}`)" in r
+                   for r in found)
+        assert any("(swap)" in r for r in found)
 
 
 def test_blank_device_passes_then_consent_then_purge(tmp_path):

@@ -20,7 +20,7 @@ from ssdlab.errors import UnsafeTarget
 from ssdlab.external import Commands
 from ssdlab.targets.safety import check_device, refusal_reasons
 from ssdlab.units import MiB
-from tests.loop_devices import loop_device, mounted, reasons, require, run, snapshot
+from tests.loop_devices import active_swap, loop_device, mounted, reasons, require, run, snapshot
 
 pytestmark = pytest.mark.root
 
@@ -37,20 +37,6 @@ def mounted_ext4_image(image: Path, mount_point: Path) -> Iterator[tuple[Path, P
                 (mnt / f"file{i}").write_bytes(os.urandom(256 * 1024))
             os.sync()
             yield device, mnt
-
-
-@contextmanager
-def active_swap(path: Path) -> Iterator[Path]:
-    require("mkswap", "swapon")
-    run("mkswap", "-q", str(path))
-    try:
-        run("swapon", str(path))
-    except subprocess.CalledProcessError as exc:
-        pytest.skip(f"cannot turn swap on here: {exc.stderr.strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["swapoff", str(path)], capture_output=True)
 
 
 def test_a_loop_window_into_a_mounted_image_is_refused_and_its_files_are_untouched(scratch):
