@@ -34,6 +34,6 @@ def test_processes_creating_one_new_database_at_once_all_succeed(tmp_path, proce
         for run_id in run_ids:
             records = store.tests(run_id)
             assert [len(store.steps(run_id, r.seq)) for r in records] == [STEPS_PER_TEST] * 2
-            assert all(r.score == {"value": float(r.seq)} for r in records)
+            assert all(r.score["value"] == float(r.seq) for r in records)
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
