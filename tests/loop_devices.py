@@ -60,14 +60,9 @@ def loop_device(image: Path, size: int = 64 * MiB, partscan: bool = False,
 @contextmanager
 def mounted(device: Path, mount_point: Path) -> Iterator[Path]:
     mount_point.mkdir(parents=True, exist_ok=True)
-    try:
-        run("mount", str(device), str(mount_point))
-    except subprocess.CalledProcessError as exc:
-        pytest.skip(f"cannot mount here: {exc.stderr.strip()}")
-    try:
+    with _undone(["mount", str(device), str(mount_point)], ["umount", str(mount_point)],
+                 "cannot mount here"):
         yield mount_point
-    finally:
-        subprocess.run(["umount", str(mount_point)], capture_output=True)
 
 
 @contextmanager
@@ -75,14 +70,22 @@ def active_swap(path: Path) -> Iterator[Path]:
     """`path` (a device or file) as active swap while inside; skips where swap cannot be."""
     require("mkswap", "swapon")
     run("mkswap", "-q", str(path))
-    try:
-        run("swapon", str(path))
-    except subprocess.CalledProcessError as exc:
-        pytest.skip(f"cannot turn swap on here: {exc.stderr.strip()}")
-    try:
+    with _undone(["swapon", str(path)], ["swapoff", str(path)], "cannot turn swap on here"):
         yield path
+
+
+@contextmanager
+def _undone(do: list[str], undo: list[str], refused: str) -> Iterator[None]:
+    """`do` while inside, `undo` after, even when the test fails; a skip where this machine
+    refuses `do`."""
+    try:
+        run(*do)
+    except subprocess.CalledProcessError as exc:
+        pytest.skip(f"{refused}: {exc.stderr.strip()}")
+    try:
+        yield
     finally:
-        subprocess.run(["swapoff", str(path)], capture_output=True)
+        subprocess.run(undo, capture_output=True)
 
 
 def reasons(excinfo) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,9 +54,7 @@ class Hold:
 def hold_file(path: Path) -> Hold:
     """The target file, for this process only; UnsafeTarget naming the holder if taken."""
     fd = _open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    _flock_or_close(fd, path, lambda who: UnsafeTarget(
-        f"{path} is in use by another run ({who}): two runs on one target spoil both. "
-        "Wait for it to finish, or stop it first. Nothing was written."))
+    _flock_or_close(fd, path, _target_in_use(path))
     return Hold(path, [fd])
 
 
@@ -65,9 +64,7 @@ def hold_device(path: Path) -> Hold:
     DeviceClaimed when the kernel refuses the claim (mounted, swap, RAID/LVM/dm
     member, or opened exclusively by another program)."""
     fd = _open(path, os.O_RDONLY)
-    _flock_or_close(fd, path, lambda who: UnsafeTarget(
-        f"{path} is in use by another run ({who}): wait for it to finish, or stop it "
-        "first. Nothing was written."))
+    _flock_or_close(fd, path, _target_in_use(path))
     try:
         claim = os.open(path, os.O_RDONLY | os.O_EXCL)
     except OSError as exc:
@@ -80,6 +77,12 @@ def hold_device(path: Path) -> Hold:
             "program such as a partitioning tool). Stop what uses it, or choose another "
             "device. Nothing was written.") from None
     return Hold(path, [fd, claim])
+
+
+def _target_in_use(path: Path) -> Callable[[str], SsdlabError]:
+    return lambda who: UnsafeTarget(
+        f"{path} is in use by another run ({who}): two runs on one target spoil both. "
+        "Wait for it to finish, or stop it first. Nothing was written.")
 
 
 def run_lock_path(db: Path, run_id: int) -> Path:
@@ -143,7 +146,7 @@ def _open(path: Path, flags: int) -> int:
         raise SsdlabError(f"cannot open {path}: {exc.strerror}.") from None
 
 
-def _flock_or_close(fd: int, path: Path, refusal) -> None:
+def _flock_or_close(fd: int, path: Path, refusal: Callable[[str], SsdlabError]) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:

@@ -79,7 +79,7 @@ def dry_run_document(request: RunRequest) -> dict:
     # A simulated drive runs in virtual time: the estimate is the drive's time, not the wall's.
     clock = "drive" if request.target.startswith(SIM_PREFIX) else "wall"
     # A plan must not look runnable on a device that the real run will refuse.
-    path = Path(request.target)
+    path = Path(request.target).expanduser()
     refusals = safety.refusal_reasons(path, Commands()) if path.is_block_device() else []
     return {"target": request.target, "capacity": capacity, "scale": request.scale.factor,
             "tests": [{"id": t.id, "steps": [s.model_dump(mode="json", include=set(keys))
@@ -124,11 +124,12 @@ def _held_target(spec: str, size: int, force: bool, commands: Commands, holds: E
     """Resolve the target and hold it. An existing target is held first, since resolving may
     resize a file; a new file is held as soon as it exists (made with O_EXCL: one creator)."""
     path = files.real_path(Path(spec).expanduser())  # a link to a file ssdlab made: hold that
-    if path.exists():
+    held_first = path.exists()
+    if held_first:
         holds.enter_context(_hold(path, commands))
-        return resolve.resolve(spec, size=size, force=force, commands=commands, reuse=reuse)
     target = resolve.resolve(spec, size=size, force=force, commands=commands, reuse=reuse)
-    holds.enter_context(_hold(target.path, commands))
+    if not held_first:
+        holds.enter_context(_hold(target.path, commands))
     return target
 
 
