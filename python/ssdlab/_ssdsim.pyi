@@ -1,6 +1,7 @@
 """Types of the native simulator module (crates/ssdsim-py): a preset's TOML makes a
-Drive; each step goes in as a dict of ssdlab.model.Step's fields (plus `purge`) and
-its whole result comes out as a dict. The GIL is released while a step runs."""
+Drive; each step goes in as the JSON of an ssdlab.model.Step (`Step.model_dump_json()`,
+unknown fields refused) and its whole result comes out as a dict. The GIL is released
+while a step runs."""
 
 from typing import Any
 
@@ -8,7 +9,8 @@ class PresetError(ValueError):
     """The preset is not valid: the message names the key, its value and its range."""
 
 class StepError(ValueError):
-    """The step does not fit the drive or is out of bounds: the message names the field."""
+    """The step is not a Step the simulator knows, does not fit the drive or is out of
+    bounds: the message names the field."""
 
 class InternalError(RuntimeError):
     """A bug in the simulator (a caught panic); the drive refuses further steps."""
@@ -21,5 +23,5 @@ class Drive:
     def user_bytes(self) -> int: ...
     @property
     def now_s(self) -> float: ...
-    def run_step(self, step: dict[str, Any]) -> dict[str, Any]: ...
+    def run_step(self, step_json: str) -> dict[str, Any]: ...
     def counters(self) -> dict[str, Any]: ...

@@ -1,9 +1,10 @@
 //! Thin PyO3 bindings of ssdsim: types in, types out, no simulation logic.
 //!
 //! The boundary is coarse (DESIGN.md principle 1): a preset's TOML text makes a
-//! `Drive`; each call of `run_step` takes one step as a dict (the fields of
-//! `ssdlab.model.Step`, plus `purge`) and returns its whole result as a dict.
-//! The GIL is released while the simulator runs.
+//! `Drive`; each call of `run_step` takes one step as the JSON text of an
+//! `ssdlab.model.Step` (serde makes it an `ssdsim::Step`, which refuses unknown
+//! fields) and returns its whole result as a dict. The GIL is released while the
+//! simulator runs.
 //!
 //! Errors are typed: `PresetError` (a preset the simulator refuses) and
 //! `StepError` (a step it refuses) are `ValueError`s whose message names the
@@ -81,18 +82,15 @@ impl Drive {
         self.inner.now_s()
     }
 
-    /// Run one step; StepError when the step does not fit the drive.
-    fn run_step<'py>(
-        &mut self,
-        py: Python<'py>,
-        step: &Bound<'py, PyDict>,
-    ) -> PyResult<Bound<'py, PyDict>> {
+    /// Run one step, given as `Step.model_dump_json()`; StepError when the step is
+    /// not one the simulator knows or does not fit the drive.
+    fn run_step<'py>(&mut self, py: Python<'py>, step_json: &str) -> PyResult<Bound<'py, PyDict>> {
         if self.failed {
             return Err(InternalError::new_err(
                 "this simulated drive stopped at an internal error and cannot run more steps",
             ));
         }
-        let step = step_from(step)?;
+        let step = step_from(step_json)?;
         let inner = &mut self.inner;
         let outcome = py.allow_threads(|| catch_panic(|| inner.run(&step)));
         self.failed = outcome.is_err();
@@ -152,54 +150,48 @@ fn sim_error(e: ssdsim::SimError) -> PyErr {
     }
 }
 
-/// The value of `key`, absent when missing or None; a value of the wrong type or out
-/// of the Rust type's range (a negative size, an int beyond 64 bits) is a StepError.
-fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
-    match d.get_item(key)? {
-        Some(v) if !v.is_none() => v.extract().map(Some).map_err(|e| {
-            let shown = shorten(&v.to_string());
-            StepError::new_err(format!("step field `{key}` = {shown}: {e}"))
-        }),
-        _ => Ok(None),
-    }
+/// The step in `json`; a field that is unknown, missing or of the wrong type is a
+/// StepError naming it.
+fn step_from(json: &str) -> PyResult<ssdsim::Step> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let step = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let field = e.path().to_string();
+        json_error(&field, e.into_inner())
+    })?;
+    de.end().map_err(|e| json_error(".", e))?;
+    Ok(step)
 }
 
-/// A value as typed, cut to one short line (a hostile int may have thousands of digits).
-fn shorten(text: &str) -> String {
-    const MAX_CHARS: usize = 40;
-    if text.chars().count() <= MAX_CHARS {
-        text.to_string()
+/// One short line naming the field (`.` is the step as a whole).
+fn json_error(field: &str, e: serde_json::Error) -> PyErr {
+    let text = e.to_string();
+    // serde_json ends with where in the text it stopped; the field's name says it better.
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    let text = text.strip_suffix(&position).unwrap_or(&text);
+    let (field, text) = (shorten(field, NAME_CHARS), shorten(text, TEXT_CHARS));
+    StepError::new_err(if text.starts_with("unknown field") {
+        // serde's text goes on to list every field
+        format!("unknown step field `{field}`")
+    } else if field == "." {
+        format!("step: {text}")
     } else {
-        let head: String = text.chars().take(MAX_CHARS - 3).collect();
-        format!("{head}...")
-    }
-}
-
-fn need<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
-    get(d, key)?.ok_or_else(|| StepError::new_err(format!("step has no `{key}`")))
-}
-
-fn step_from(d: &Bound<'_, PyDict>) -> PyResult<ssdsim::Step> {
-    let rw: String = need(d, "rw")?;
-    let op = ssdsim::Op::parse(&rw)
-        .ok_or_else(|| StepError::new_err(format!("step field `rw` = {rw}: unknown")))?;
-    Ok(ssdsim::Step {
-        label: get(d, "label")?.unwrap_or_default(),
-        rw: op,
-        bs: need(d, "bs")?,
-        iodepth: get(d, "iodepth")?.unwrap_or(1),
-        rwmixread: get(d, "rwmixread")?,
-        offset: get(d, "offset")?.unwrap_or(0),
-        size: need(d, "size")?,
-        runtime: get(d, "runtime")?,
-        io_size: get(d, "io_size")?,
-        burst_bytes: get(d, "burst_bytes")?,
-        duty_cycle: get(d, "duty_cycle")?,
-        idle_after: get(d, "idle_after")?.unwrap_or(0.0),
-        per_gib_series: get(d, "per_gib_series")?.unwrap_or(false),
-        rate_iops: get(d, "rate_iops")?,
-        purge: get(d, "purge")?.unwrap_or(false),
+        format!("step field `{field}`: {text}")
     })
+}
+
+/// The most characters shown of a field's name, and of serde's text (which quotes the
+/// value: a hostile value may have thousands of characters).
+const NAME_CHARS: usize = 40;
+const TEXT_CHARS: usize = 160;
+
+/// `text` on one line, cut to `max_chars`.
+fn shorten(text: &str, max_chars: usize) -> String {
+    let line = text.chars().map(|c| if c.is_control() { ' ' } else { c });
+    if text.chars().count() <= max_chars {
+        line.collect()
+    } else {
+        format!("{}...", line.take(max_chars - 3).collect::<String>())
+    }
 }
 
 fn direction_to<'py>(py: Python<'py>, d: &ssdsim::DirectionResult) -> PyResult<Bound<'py, PyDict>> {

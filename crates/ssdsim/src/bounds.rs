@@ -162,6 +162,10 @@ pub const T_PROG_US: Bound = Bound::real(1.0, 100_000.0, "µs");
 /// `t_erase_us` of any cell mode: 1.5 to 25 ms on real NAND; 1 s is beyond any.
 pub const T_ERASE_US: Bound = Bound::real(10.0, 1_000_000.0, "µs");
 
+/// `suspend_us`: program/erase suspend latency, from the read's arrival to the die
+/// being free for it: tens of µs on real NAND; 1 ms would make suspend pointless.
+pub const SUSPEND_US: Bound = Bound::real(0.1, 1_000.0, "µs");
+
 // ------------------------------------------------------------------ [drive.controller]
 
 /// `read_cmd_us`, `write_cmd_us`, `trim_cmd_us`: controller time per command is 0.5

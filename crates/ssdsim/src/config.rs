@@ -118,6 +118,10 @@ pub struct NandConfig {
     pub slc: CellTiming,
     pub tlc: Option<CellTiming>,
     pub qlc: Option<CellTiming>,
+    /// Program/erase suspend: a host read that finds its die programming or erasing
+    /// suspends that work and starts after this many µs (absent: the read waits for it).
+    /// Bound: [`bounds::SUSPEND_US`](crate::bounds::SUSPEND_US).
+    pub suspend_us: Option<f64>,
 }
 
 impl NandConfig {
@@ -220,44 +224,60 @@ pub struct FtlConfig {
     /// Idle-time (background) garbage collection runs while free superblocks are below this many.
     /// Bound: [`bounds::GC_SUPERBLOCKS`](crate::bounds::GC_SUPERBLOCKS).
     pub gc_idle_superblocks: u32,
-    /// Victim policy: `greedy` (fewest valid pages first).
+    /// Victim policy: `greedy` (fewest valid units first) or `cost-benefit` (age-aware).
     pub victim_policy: VictimKind,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum VictimKind {
     Greedy,
+    CostBenefit,
 }
 
-/// SLC cache.
+/// SLC cache: one policy and the fields it needs (`policy = "..."` names it).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "policy", rename_all = "lowercase")]
+pub enum CacheConfig {
+    /// No SLC cache: every host write goes to native blocks.
+    None,
+    /// A fixed amount of host data held in SLC mode.
+    Static(StaticCacheConfig),
+    /// A share of the free space written in SLC mode.
+    Dynamic(DynamicCacheConfig),
+}
+
+/// A static SLC cache.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct CacheConfig {
-    /// `none`, `static` (fixed size) or `dynamic` (share of free space).
-    pub policy: CacheKind,
-    /// Static: cache size in decimal GB of host data held in SLC mode.
+pub struct StaticCacheConfig {
+    /// Cache size in decimal GB of host data held in SLC mode.
     /// Bound: [`bounds::STATIC_GB`](crate::bounds::STATIC_GB).
-    pub static_gb: Option<f64>,
-    /// Dynamic: share of free native capacity that may be written in SLC mode (0..1].
-    /// Bound: [`bounds::CACHE_SHARE`](crate::bounds::CACHE_SHARE).
-    pub free_share: Option<f64>,
-    /// Dynamic: cap on the share of all cells in SLC mode (0..1].
-    /// Bound: [`bounds::CACHE_SHARE`](crate::bounds::CACHE_SHARE).
-    pub max_cell_share: Option<f64>,
+    pub static_gb: f64,
     /// Fold the cache into native blocks while the host is idle.
     pub idle_fold: bool,
-    /// While the host writes to native blocks, fold this many SLC units per host unit (0 = never while busy).
+    /// While the host writes to native blocks, fold up to this many SLC units per host unit
+    /// (as the cache fills; 0 = never while busy).
     /// Bound: [`bounds::BUSY_FOLD_RATIO`](crate::bounds::BUSY_FOLD_RATIO).
     pub busy_fold_ratio: f64,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum CacheKind {
-    None,
-    Static,
-    Dynamic,
+/// A dynamic SLC cache.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DynamicCacheConfig {
+    /// Share of the free superblocks (those not holding native data) that may be in SLC mode (0..1].
+    /// Bound: [`bounds::CACHE_SHARE`](crate::bounds::CACHE_SHARE).
+    pub free_share: f64,
+    /// Cap on the share of all superblocks in SLC mode (0..1].
+    /// Bound: [`bounds::CACHE_SHARE`](crate::bounds::CACHE_SHARE).
+    pub max_cell_share: f64,
+    /// Fold the cache into native blocks while the host is idle.
+    pub idle_fold: bool,
+    /// While the host writes to native blocks, fold up to this many SLC units per host unit
+    /// (as the cache fills; 0 = never while busy).
+    /// Bound: [`bounds::BUSY_FOLD_RATIO`](crate::bounds::BUSY_FOLD_RATIO).
+    pub busy_fold_ratio: f64,
 }
 
 /// Thermal model parameters (parsed and validated; not modelled yet).
@@ -404,6 +424,7 @@ impl DriveConfig {
         f.add("page_bytes", g.page_bytes, &b::PAGE_BYTES);
         f.table("drive.nand");
         f.add("channel_mbps", self.nand.channel_mbps, &b::CHANNEL_MBPS);
+        f.add_some("suspend_us", self.nand.suspend_us, &b::SUSPEND_US);
         for (mode, timing) in self.nand.modes() {
             let Some(t) = timing else { continue };
             f.table(&format!("drive.nand.{}", mode.name()));
@@ -434,16 +455,19 @@ impl DriveConfig {
             ftl.gc_idle_superblocks,
             &b::GC_SUPERBLOCKS,
         );
-        let cache = &self.cache;
         f.table("drive.cache");
-        f.add_some("static_gb", cache.static_gb, &b::STATIC_GB);
-        f.add_some("free_share", cache.free_share, &b::CACHE_SHARE);
-        f.add_some("max_cell_share", cache.max_cell_share, &b::CACHE_SHARE);
-        f.add(
-            "busy_fold_ratio",
-            cache.busy_fold_ratio,
-            &b::BUSY_FOLD_RATIO,
-        );
+        match &self.cache {
+            CacheConfig::None => {}
+            CacheConfig::Static(c) => {
+                f.add("static_gb", c.static_gb, &b::STATIC_GB);
+                f.add("busy_fold_ratio", c.busy_fold_ratio, &b::BUSY_FOLD_RATIO);
+            }
+            CacheConfig::Dynamic(c) => {
+                f.add("free_share", c.free_share, &b::CACHE_SHARE);
+                f.add("max_cell_share", c.max_cell_share, &b::CACHE_SHARE);
+                f.add("busy_fold_ratio", c.busy_fold_ratio, &b::BUSY_FOLD_RATIO);
+            }
+        }
         if let Some(t) = &self.thermal {
             f.table("drive.thermal");
             f.add("tmt1_c", t.tmt1_c, &b::TMT_C);
@@ -542,28 +566,18 @@ impl DriveConfig {
         Ok(())
     }
 
-    /// The cache policy has the fields it needs, and a static cache fits the NAND.
+    /// A static cache fits the NAND.
     fn check_cache(&self) -> Result<(), ConfigError> {
-        let c = &self.cache;
-        match c.policy {
-            CacheKind::None => Ok(()),
-            CacheKind::Dynamic => {
-                required(c.free_share, "drive.cache.free_share", "dynamic")?;
-                required(c.max_cell_share, "drive.cache.max_cell_share", "dynamic")?;
-                Ok(())
-            }
-            CacheKind::Static => {
-                let gb = required(c.static_gb, "drive.cache.static_gb", "static")?;
-                // With every cell in SLC mode the NAND holds raw / bits of host data.
-                let bits = self.timing(self.native_mode).bits_per_cell;
-                if gb * 1e9 > self.raw_bytes() as f64 / bits as f64 {
-                    return Err(ConfigError(
-                        "drive.cache.static_gb is larger than the NAND can hold in SLC mode".into(),
-                    ));
-                }
-                Ok(())
+        if let CacheConfig::Static(c) = &self.cache {
+            // With every cell in SLC mode the NAND holds raw / bits of host data.
+            let bits = self.timing(self.native_mode).bits_per_cell;
+            if c.static_gb * 1e9 > self.raw_bytes() as f64 / bits as f64 {
+                return Err(ConfigError(
+                    "drive.cache.static_gb is larger than the NAND can hold in SLC mode".into(),
+                ));
             }
         }
+        Ok(())
     }
 
     /// Thresholds and powers in their natural order.
@@ -584,15 +598,6 @@ impl DriveConfig {
         }
         Ok(())
     }
-}
-
-/// A field a cache policy needs: present, or an error naming it and the policy.
-fn required<T: Copy>(value: Option<T>, key: &str, policy: &str) -> Result<T, ConfigError> {
-    value.ok_or_else(|| {
-        ConfigError(format!(
-            "missing key `{key}` (needed by policy = \"{policy}\")"
-        ))
-    })
 }
 
 /// One bounded numeric field of a preset.
@@ -777,10 +782,21 @@ busy_fold_ratio = 0.0
                 "link = \"pcie4x4\"\npayload_mbps = 7000.0",
             )
             .replace(
-                "policy = \"dynamic\"",
-                "policy = \"dynamic\"\nstatic_gb = 0.001",
+                "channel_mbps = 800.0",
+                "channel_mbps = 800.0\nsuspend_us = 30.0",
             )
             + OPTIONAL_SECTIONS
+    }
+
+    /// [`full_text`] with a static cache, whose fields are the other policy's.
+    pub fn full_static_text() -> String {
+        full_text()
+            .replace(
+                "policy = \"dynamic\"",
+                "policy = \"static\"\nstatic_gb = 0.001",
+            )
+            .replace("free_share = 1.0\n", "")
+            .replace("max_cell_share = 0.5\n", "")
     }
 
     const OPTIONAL_SECTIONS: &str = r#"
@@ -850,8 +866,13 @@ slc_retire_pe_cycles = 2000
 
     #[test]
     fn every_number_of_a_preset_has_a_bound() {
-        let full = full_text();
-        let cfg = DriveConfig::from_toml_str(&full).unwrap();
+        for full in [full_text(), full_static_text()] {
+            every_number_has_a_bound(&full);
+        }
+    }
+
+    fn every_number_has_a_bound(full: &str) {
+        let cfg = DriveConfig::from_toml_str(full).unwrap();
         let mut bounded: Vec<String> = cfg.bounded_fields().into_iter().map(|f| f.key).collect();
         let mut numbers: Vec<String> = numeric_keys(&full.parse().unwrap(), "")
             .into_iter()
@@ -865,11 +886,16 @@ slc_retire_pe_cycles = 2000
 
     #[test]
     fn every_bounded_field_just_outside_its_range_is_refused_by_name() {
-        let full = full_text();
-        let cfg = DriveConfig::from_toml_str(&full).unwrap();
+        for full in [full_text(), full_static_text()] {
+            every_field_just_outside_is_refused(&full);
+        }
+    }
+
+    fn every_field_just_outside_is_refused(full: &str) {
+        let cfg = DriveConfig::from_toml_str(full).unwrap();
         for field in cfg.bounded_fields() {
             for value in just_outside(field.bound) {
-                let text = with_value(&full, &field.key, value.clone());
+                let text = with_value(full, &field.key, value.clone());
                 let msg = err(&text);
                 assert!(
                     msg.starts_with(&format!("{} = ", field.key)) && msg.contains(" is outside "),

@@ -15,7 +15,7 @@
 pub mod bounds;
 pub mod cache;
 pub mod config;
-pub mod device;
+pub mod controller;
 pub mod ftl;
 pub mod geometry;
 pub mod histogram;

@@ -9,8 +9,8 @@
 //! 512 B sectors that cover units in part (read-modify-write) are among them.
 
 use crate::config::tests::{full_text, numeric_keys, small, with_value};
-use crate::config::{CacheKind, DriveConfig};
-use crate::device::Device;
+use crate::config::{CacheConfig, DriveConfig, StaticCacheConfig, VictimKind};
+use crate::controller::Controller;
 use crate::geometry::NONE;
 use crate::{Drive, Op, Step};
 use proptest::prelude::*;
@@ -39,26 +39,34 @@ fn config(variant: u8, fill: f64) -> DriveConfig {
     let mut c = small(fill);
     match variant {
         0 => {}
-        1 => c.cache.busy_fold_ratio = 0.5,
-        2 => {
-            c.cache.policy = CacheKind::Static;
-            c.cache.static_gb = Some(0.0004);
+        1 => {
+            if let CacheConfig::Dynamic(d) = &mut c.cache {
+                d.busy_fold_ratio = 0.5;
+            }
         }
-        _ => c.cache.policy = CacheKind::None,
+        2 => {
+            c.cache = CacheConfig::Static(StaticCacheConfig {
+                static_gb: 0.0004,
+                idle_fold: true,
+                busy_fold_ratio: 0.0,
+            })
+        }
+        3 => c.cache = CacheConfig::None,
+        _ => c.ftl.victim_policy = VictimKind::CostBenefit,
     }
     c.validate().unwrap();
     c
 }
 
-fn check_reads(dev: &Device, expect: &[u64]) -> Result<(), TestCaseError> {
+fn check_reads(dev: &Controller, expect: &[u64]) -> Result<(), TestCaseError> {
     for (l, &v) in expect.iter().enumerate() {
-        let p = dev.ftl.l2p(l);
+        let p = dev.ftl().l2p(l);
         if v == 0 {
             prop_assert_eq!(p, NONE, "lba {} should be unmapped", l);
         } else {
             prop_assert_ne!(p, NONE, "lba {} lost", l);
             prop_assert_eq!(
-                dev.ftl.stamp[p as usize],
+                dev.ftl().stamp[p as usize],
                 v,
                 "lba {} returns a stale version",
                 l
@@ -72,10 +80,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
 
     #[test]
-    fn no_data_is_lost(variant in 0u8..4, fill in prop_oneof![Just(0.5), Just(0.6), Just(0.75)],
+    fn no_data_is_lost(variant in 0u8..5, fill in prop_oneof![Just(0.5), Just(0.6), Just(0.75)],
                        actions in prop::collection::vec(action(1000), 200..1500)) {
         let cfg = config(variant, fill);
-        let mut dev = Device::new(&cfg).unwrap();
+        let mut dev = Controller::new(&cfg).unwrap();
         let n = dev.geo().user_units as u32;
         let mut expect = vec![0u64; n as usize];
         let mut t = 0u64;
@@ -110,9 +118,9 @@ proptest! {
                 Action::Read(l) => {
                     let l = l % n;
                     t = dev.read(l as u64, 1, 4096, t);
-                    let p = dev.ftl.l2p(l as usize);
+                    let p = dev.ftl().l2p(l as usize);
                     let v = expect[l as usize];
-                    if v == 0 { prop_assert_eq!(p, NONE); } else { prop_assert_eq!(dev.ftl.stamp[p as usize], v); }
+                    if v == 0 { prop_assert_eq!(p, NONE); } else { prop_assert_eq!(dev.ftl().stamp[p as usize], v); }
                 }
                 Action::Idle(ms) => {
                     let t1 = t + ms as u64 * 1_000_000;
@@ -120,7 +128,7 @@ proptest! {
                     t = t1;
                 }
             }
-            if let Err(e) = dev.ftl.check() { prop_assert!(false, "{}", e); }
+            if let Err(e) = dev.ftl().check() { prop_assert!(false, "{}", e); }
         }
         check_reads(&dev, &expect)?;
     }
@@ -129,9 +137,9 @@ proptest! {
 /// Overwriting the whole logical space many times keeps every LBA's last version (GC heavy).
 #[test]
 fn repeated_full_overwrites_keep_data() {
-    for variant in 0..4 {
+    for variant in 0..5 {
         let cfg = config(variant, 0.75);
-        let mut dev = Device::new(&cfg).unwrap();
+        let mut dev = Controller::new(&cfg).unwrap();
         let n = dev.geo().user_units as u32;
         let mut expect = vec![0u64; n as usize];
         let mut rng = crate::rng::Rng::new(7);
@@ -141,14 +149,14 @@ fn repeated_full_overwrites_keep_data() {
             t = dev.write(l as u64, 1, 4096, t);
             expect[l as usize] = dev.seq;
         }
-        dev.ftl.check().unwrap();
+        dev.ftl().check().unwrap();
         assert!(
-            dev.counters.gc_units + dev.counters.fold_units > 0,
+            dev.activity().gc_units + dev.activity().fold_units > 0,
             "GC never ran"
         );
         for (l, &v) in expect.iter().enumerate() {
             if v != 0 {
-                assert_eq!(dev.ftl.stamp[dev.ftl.l2p(l) as usize], v);
+                assert_eq!(dev.ftl().stamp[dev.ftl().l2p(l) as usize], v);
             }
         }
     }

@@ -13,7 +13,7 @@
 
 use crate::bounds;
 use crate::config::DriveConfig;
-use crate::device::Device;
+use crate::controller::Controller;
 use crate::geometry::UNIT;
 use crate::histogram::LatHist;
 use crate::rng::Rng;
@@ -71,7 +71,7 @@ const AHEAD: usize = 16;
 /// A simulated drive with persistent state across steps.
 pub struct Drive {
     cfg: DriveConfig,
-    dev: Device,
+    dev: Controller,
     now: u64,
     rng: Rng,
 }
@@ -84,7 +84,7 @@ impl Drive {
 
     pub fn with_seed(cfg: DriveConfig, seed: u64) -> Result<Drive, SimError> {
         cfg.validate()?;
-        let dev = Device::new(&cfg)?;
+        let dev = Controller::new(&cfg)?;
         Ok(Drive {
             cfg,
             dev,
@@ -119,7 +119,7 @@ impl Drive {
 
     /// Check the FTL invariants (O(capacity)).
     pub fn check_invariants(&self) -> Result<(), String> {
-        self.dev.ftl.check()
+        self.dev.ftl().check()
     }
 
     /// Run one step.
@@ -133,7 +133,7 @@ impl Drive {
         }
         let t0 = self.now;
         let before = self.dev.snapshot();
-        if step.purge {
+        if step.is_purge() {
             let end = self.dev.purge(t0);
             self.now = end;
             return Ok(StepResult {
@@ -159,7 +159,7 @@ impl Drive {
             && step.rw != Op::Trim
             && step.bytes_limit() >= self.user_bytes() / 4
         {
-            self.dev.ftl.prefault();
+            self.dev.prefault();
         }
         let bs = step.bs;
         let blocks = step.size / bs;

@@ -1,39 +1,37 @@
 //! Steps in, step results out: the data types of the simulator's boundary.
 //!
-//! [`Step`] mirrors `ssdlab.model.steps.Step` (fio-shaped; sizes in bytes,
-//! times in seconds), plus `purge`. [`StepResult`] carries what
+//! [`Step`] is `ssdlab.model.steps.Step` (fio-shaped; sizes in bytes, times in
+//! seconds), deserialized from the JSON that the Python model dumps: the same
+//! fields, no other. [`StepResult`] carries what
 //! `ssdlab.model.results.StepResult` needs (per-direction totals and fio-binned
 //! latency histograms, per-second and per-GiB series, idle time) and the
 //! drive's internal counters.
 
 use crate::bounds::{self, Bound};
+use serde::Deserialize;
 use std::fmt;
 
+/// What a time-based step may move: no limit in practice. The same value as
+/// `UNLIMITED_BYTES` in python/ssdlab/model/steps.py, and the most
+/// [`bounds::STEP_IO_SIZE`] allows.
+pub const UNLIMITED_BYTES: u64 = 1 << 62;
+
 /// I/O pattern, with fio's `rw=` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Op {
     Read,
     Write,
     RandRead,
     RandWrite,
     RandRw,
+    /// fio takes `readwrite` for `rw`.
+    #[serde(alias = "readwrite")]
     Rw,
     Trim,
 }
 
 impl Op {
-    pub fn parse(s: &str) -> Option<Op> {
-        Some(match s {
-            "read" => Op::Read,
-            "write" => Op::Write,
-            "randread" => Op::RandRead,
-            "randwrite" => Op::RandWrite,
-            "randrw" => Op::RandRw,
-            "rw" | "readwrite" => Op::Rw,
-            "trim" => Op::Trim,
-            _ => return None,
-        })
-    }
     pub fn is_random(self) -> bool {
         matches!(self, Op::RandRead | Op::RandWrite | Op::RandRw)
     }
@@ -42,10 +40,24 @@ impl Op {
     }
 }
 
-/// One workload unit.
-#[derive(Debug, Clone, PartialEq)]
+/// What a step is for within its test (`ssdlab.model.steps.Phase`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Return the drive to fresh-out-of-box (full TRIM); the I/O fields are ignored.
+    Purge,
+    /// Write the data the test needs, not scored.
+    Precondition,
+    /// The workload whose results are scored.
+    Measure,
+}
+
+/// One workload unit. Closed: a field the simulator does not know is refused.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Step {
     pub label: String,
+    pub phase: Phase,
     pub rw: Op,
     /// Block size, bytes (multiple of 512).
     pub bs: u64,
@@ -60,6 +72,9 @@ pub struct Step {
     pub runtime: Option<f64>,
     /// Byte limit.
     pub io_size: Option<u64>,
+    /// fio's `time_based`: the runtime alone ends the step, over the span again and
+    /// again (needs a runtime and no io_size).
+    pub time_based: bool,
     /// Issue in bursts of this many bytes (needs `duty_cycle` and `io_size`).
     pub burst_bytes: Option<u64>,
     /// busy / (busy + idle) after each burst (or after the step without bursts).
@@ -71,8 +86,8 @@ pub struct Step {
     /// fio's rate_iops: issue at most this many commands per second, evenly spaced
     /// (a light load); the time between them is host idle the drive may use.
     pub rate_iops: Option<u64>,
-    /// Purge instead of I/O: return the drive to fresh-out-of-box (full TRIM); I/O fields are ignored.
-    pub purge: bool,
+    /// The drive's state during the step ("10% filled"): a record, it changes nothing.
+    pub fill_state: Option<String>,
 }
 
 impl Step {
@@ -80,6 +95,7 @@ impl Step {
     pub fn new(label: &str, rw: Op, bs: u64, size: u64) -> Step {
         Step {
             label: label.to_string(),
+            phase: Phase::Measure,
             rw,
             bs,
             iodepth: 1,
@@ -88,12 +104,13 @@ impl Step {
             size,
             runtime: None,
             io_size: None,
+            time_based: false,
             burst_bytes: None,
             duty_cycle: None,
             idle_after: 0.0,
             per_gib_series: false,
             rate_iops: None,
-            purge: false,
+            fill_state: None,
         }
     }
 
@@ -108,9 +125,14 @@ impl Step {
     /// A purge step.
     pub fn purge(label: &str) -> Step {
         Step {
-            purge: true,
+            phase: Phase::Purge,
             ..Step::new(label, Op::Trim, 4096, 4096)
         }
+    }
+
+    /// A purge does no I/O: it returns the drive to fresh-out-of-box.
+    pub fn is_purge(&self) -> bool {
+        self.phase == Phase::Purge
     }
 
     pub fn qd(mut self, qd: u32) -> Step {
@@ -155,10 +177,15 @@ impl Step {
     /// ([`crate::bounds`]), plus "the span fits the drive" and "a step without a
     /// runtime ends in reasonable time". Errors name the step and the field.
     pub fn validate(&self, user_bytes: u64) -> Result<(), String> {
-        if self.purge {
+        let l = &self.label;
+        if self.is_purge() {
+            // Its I/O fields are ignored, but a rate or a fill state on a purge is a
+            // mistake of the test that made it (the Python model refuses it too).
+            if self.rate_iops.is_some() || self.fill_state.is_some() {
+                return Err(format!("step {l}: a purge has no rate and no fill state"));
+            }
             return Ok(());
         }
-        let l = &self.label;
         for (key, value, bound) in self.bounded_fields() {
             if let Some(v) = value {
                 bound.check(key, v).map_err(|e| format!("step {l}: {e}"))?;
@@ -205,6 +232,16 @@ impl Step {
                 ));
             }
         }
+        if self.time_based && (self.runtime.is_none() || self.io_size.is_some()) {
+            return Err(format!(
+                "step {l}: a time-based step needs a runtime and no io_size: time alone ends it"
+            ));
+        }
+        if self.rate_iops.is_some() && self.burst_bytes.is_some() {
+            return Err(format!(
+                "step {l}: rate_iops and bursts do not combine: a rate-limited step is its own light load"
+            ));
+        }
         let untimed_limit = user_bytes.saturating_mul(bounds::MAX_DRIVE_WRITES_UNTIMED);
         if self.runtime.is_none() && self.bytes_limit() > untimed_limit {
             return Err(format!(
@@ -248,9 +285,13 @@ impl Step {
         }
     }
 
-    /// The most bytes the step transfers: `io_size`, else the span once in whole
-    /// blocks (fio rounds a span down to a multiple of the block size).
+    /// The most bytes the step transfers: [`UNLIMITED_BYTES`] when time-based,
+    /// `io_size`, else the span once in whole blocks (fio rounds a span down to a
+    /// multiple of the block size).
     pub fn bytes_limit(&self) -> u64 {
+        if self.time_based {
+            return UNLIMITED_BYTES;
+        }
         self.io_size.unwrap_or(self.size / self.bs * self.bs)
     }
 }
@@ -525,5 +566,89 @@ mod tests {
     fn a_runtime_allows_an_unlimited_io_size_as_fio_time_based() {
         let step = valid().runtime(1.0).io_size(1 << 62);
         assert_eq!(step.validate(DRIVE_BYTES), Ok(()));
+    }
+
+    #[test]
+    fn a_time_based_step_has_no_byte_limit_and_needs_a_runtime_alone() {
+        let timed = Step {
+            time_based: true,
+            ..valid().runtime(1.0)
+        };
+        assert_eq!(timed.validate(DRIVE_BYTES), Ok(()));
+        assert_eq!(timed.bytes_limit(), UNLIMITED_BYTES);
+        assert_eq!(bounds::STEP_IO_SIZE.max, UNLIMITED_BYTES as f64);
+        for step in [
+            Step {
+                runtime: None,
+                ..timed.clone()
+            },
+            timed.clone().io_size(1 << 20),
+        ] {
+            let msg = step.validate(DRIVE_BYTES).unwrap_err();
+            assert!(msg.contains("needs a runtime and no io_size"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn the_python_models_combination_rules_are_kept() {
+        let cases = [
+            (
+                valid().io_size(1 << 20).bursts(1 << 16, 0.5).rate(1000),
+                "rate_iops and bursts do not combine",
+            ),
+            (Step::purge("s").rate(1000), "a purge has no rate"),
+            (
+                Step {
+                    fill_state: Some("full".into()),
+                    ..Step::purge("s")
+                },
+                "no fill state",
+            ),
+        ];
+        for (step, expected) in cases {
+            let msg = step.validate(DRIVE_BYTES).unwrap_err();
+            assert!(msg.contains(expected), "{msg}");
+        }
+        assert!(Step::purge("s").is_purge() && !valid().is_purge());
+    }
+
+    /// A step as `Step.model_dump_json()` writes it, every field set.
+    const EVERY_FIELD: &str = r#"{"label": "s", "phase": "precondition", "rw": "readwrite",
+        "bs": 4096, "iodepth": 8, "rwmixread": 70, "offset": 8192, "size": 1048576,
+        "runtime": 2.5, "io_size": 524288, "time_based": false, "burst_bytes": 65536,
+        "duty_cycle": 0.5, "idle_after": 1.0, "per_gib_series": true, "rate_iops": 1000,
+        "fill_state": "half full"}"#;
+
+    #[test]
+    fn every_field_of_the_python_step_deserializes() {
+        let step: Step = serde_json::from_str(EVERY_FIELD).unwrap();
+        let expected = Step {
+            phase: Phase::Precondition,
+            fill_state: Some("half full".into()),
+            ..Step::new("s", Op::Rw, 4096, 1 << 20)
+                .qd(8)
+                .mix(70)
+                .offset(8192)
+                .runtime(2.5)
+                .io_size(1 << 19)
+                .bursts(1 << 16, 0.5)
+                .idle_after(1.0)
+                .per_gib()
+                .rate(1000)
+        };
+        assert_eq!(step, expected);
+        let purge = EVERY_FIELD.replace(r#""precondition""#, r#""purge""#);
+        assert!(serde_json::from_str::<Step>(&purge).unwrap().is_purge());
+        let timed = EVERY_FIELD.replace(r#""time_based": false"#, r#""time_based": true"#);
+        assert!(serde_json::from_str::<Step>(&timed).unwrap().time_based);
+    }
+
+    #[test]
+    fn a_field_the_simulator_does_not_know_is_refused_naming_it() {
+        let unknown = EVERY_FIELD.replace(r#""label""#, r#""verify": true, "label""#);
+        let msg = serde_json::from_str::<Step>(&unknown)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.starts_with("unknown field `verify`"), "{msg}");
     }
 }

@@ -116,6 +116,12 @@ impl GapTimeline {
         }
     }
 
+    /// Is the resource busy at `t` (time before the remembered history counts as busy)?
+    #[inline]
+    pub fn busy_at(&self, t: u64) -> bool {
+        t < self.floor || self.iv[..self.len].iter().any(|&(a, b)| a <= t && t < b)
+    }
+
     /// Time at which the resource is free for good.
     pub fn free_at(&self) -> u64 {
         if self.len == 0 {

@@ -44,13 +44,9 @@ class SimBackend:
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
-        # every workload field (rate_iops included); fill_state is only a record, and a
-        # time-based step is, to the simulator, one whose byte limit is never reached
-        params = {**step.model_dump(mode="json", exclude={"fill_state", "time_based"}),
-                  "io_size": step.io_size if not step.time_based else step.bytes_limit,
-                  "purge": step.phase is Phase.PURGE}
         try:
-            raw = self.drive.run_step(params)
+            # every field as it is: the simulator's Step has the same ones, and no other
+            raw = self.drive.run_step(step.model_dump_json())
         except _ssdsim.StepError as exc:
             raise SsdlabError(f"the simulator refused step {step.label!r}: {exc}") from None
         except _ssdsim.InternalError as exc:
@@ -63,7 +59,7 @@ class SimBackend:
             per_gib=tuple(GibPoint(gib=g, mbps=m) for g, m in raw["per_gib"]),
             engine=ENGINE, notes=tuple(raw["notes"]), device=raw["counters"],
             **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]})
-        command = f"sim {self.preset.name}: {step.describe()}" + (" (purge)" if params["purge"] else "")
+        command = f"sim {self.preset.name}: {step.describe()}" + (" (purge)" if step.phase is Phase.PURGE else "")
         return StepOutcome(result, (command,))
 
 

@@ -42,7 +42,8 @@ class Phase(StrEnum):
 
 
 # What a time-based step may move: no limit in practice (2^62 bytes is 146 years at
-# 1 TB/s), and the largest byte count the simulator takes.
+# 1 TB/s), and the largest byte count the simulator takes (UNLIMITED_BYTES in
+# crates/ssdsim/src/step.rs).
 UNLIMITED_BYTES = 1 << 62
 
 
@@ -64,7 +65,9 @@ class Step(BaseModel):
       "full, half trimmed"); it changes nothing in the workload.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Finite floats only: JSON, in which a step goes to the simulator, has no inf or NaN
+    # (pydantic would write null, and an infinite runtime would become no runtime).
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     label: str = Field(description="short name within the test, e.g. 'QD4' or 'read 70%'")
     phase: Phase = Phase.MEASURE
@@ -116,10 +119,11 @@ class Step(BaseModel):
 
     @property
     def bytes_limit(self) -> int:
-        """The most bytes the step can transfer (UNLIMITED_BYTES: only time ends it)."""
+        """The most bytes the step can transfer (UNLIMITED_BYTES: only time ends it): the
+        io_size, else the span once in whole blocks (fio rounds a span down to them)."""
         if self.time_based:
             return UNLIMITED_BYTES
-        return self.io_size if self.io_size is not None else self.size
+        return self.io_size if self.io_size is not None else self.size // self.bs * self.bs
 
     def describe(self) -> str:
         mix = f" {self.rwmixread}% read" if self.rwmixread is not None else ""

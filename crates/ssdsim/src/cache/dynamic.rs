@@ -1,11 +1,13 @@
-//! Dynamic SLC cache: a share of the free space is written in SLC mode.
+//! Dynamic SLC cache: a share of the free superblocks is written in SLC mode.
 //!
-//! Free native capacity is the user capacity not yet holding native data
-//! (`user − (mapped − slc_valid)`). Up to `free_share` of it may be written in
-//! SLC mode, where it holds `1 / bits` of its native data, capped so that at
-//! most `max_cell_share` of all cells are in SLC mode. With `free_share = 1`
-//! the cache of an empty drive is one third (TLC) of its capacity, and it
-//! shrinks as the drive fills.
+//! The free superblocks are those not holding native data, minus the
+//! controller's reserve: the SLC superblocks themselves count as free space the
+//! cache occupies. Up to `free_share` of them may be in SLC mode, where each
+//! holds `1 / bits` of its native data, and at most `max_cell_share` of all
+//! superblocks. The bound is physical: as native data fills superblocks, the
+//! limit falls below what the cache holds, the host is refused SLC, and forced
+//! reclaim must fold SLC superblocks to free the space the host writes into
+//! (the slower third phase of a whole-drive fill), until little cache is left.
 use super::{CachePolicy, CacheView};
 
 pub struct DynamicCache {
@@ -13,25 +15,48 @@ pub struct DynamicCache {
     pub max_cell_share: f64,
     pub idle_fold: bool,
     pub busy_fold_ratio: f64,
-    pub _geo_units: u64,
 }
 
 impl CachePolicy for DynamicCache {
-    fn may_open_slc(&self, v: &CacheView) -> bool {
-        (v.slc_sbs as u64 + 1) * v.units_per_sb_slc as u64 <= self.limit_units(v)
-    }
     fn limit_units(&self, v: &CacheView) -> u64 {
-        let native_data = v.mapped - v.slc_valid;
-        let free_native = v.user_units.saturating_sub(native_data) as f64;
-        let by_free = self.free_share * free_native / v.native_bits as f64;
-        let cells = v.superblocks as f64 * v.units_per_sb as f64;
-        let by_cells = self.max_cell_share * cells / v.native_bits as f64;
-        by_free.min(by_cells) as u64
+        let free = v.superblocks.saturating_sub(v.native_sbs + v.reserve_sbs) as f64;
+        let by_free = self.free_share * free;
+        let by_cells = self.max_cell_share * v.superblocks as f64;
+        (by_free.min(by_cells).floor() as u64) * v.units_per_sb_slc as u64
     }
     fn idle_fold(&self) -> bool {
         self.idle_fold
     }
-    fn busy_fold_ratio(&self) -> f64 {
+    fn max_fold_ratio(&self) -> f64 {
         self.busy_fold_ratio
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(native_sbs: u32) -> CacheView {
+        CacheView {
+            slc_valid: 0,
+            slc_sbs: 0,
+            native_sbs,
+            superblocks: 100,
+            reserve_sbs: 4,
+            units_per_sb_slc: 10,
+        }
+    }
+
+    #[test]
+    fn the_limit_shrinks_as_native_data_fills_superblocks() {
+        let c = DynamicCache {
+            free_share: 1.0,
+            max_cell_share: 0.5,
+            idle_fold: true,
+            busy_fold_ratio: 0.5,
+        };
+        assert_eq!(c.limit_units(&view(0)), 500); // the cap on cells
+        assert_eq!(c.limit_units(&view(56)), 400); // 100 - 56 - 4 free
+        assert_eq!(c.limit_units(&view(96)), 0);
     }
 }

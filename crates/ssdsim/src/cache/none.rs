@@ -4,16 +4,13 @@ use super::{CachePolicy, CacheView};
 pub struct NoCache;
 
 impl CachePolicy for NoCache {
-    fn may_open_slc(&self, _: &CacheView) -> bool {
-        false
-    }
     fn limit_units(&self, _: &CacheView) -> u64 {
         0
     }
     fn idle_fold(&self) -> bool {
         false
     }
-    fn busy_fold_ratio(&self) -> f64 {
+    fn max_fold_ratio(&self) -> f64 {
         0.0
     }
 }

@@ -9,15 +9,21 @@
 //! - free superblocks hold no valid page; full superblocks are in exactly one
 //!   victim set (SLC or native) unless being reclaimed.
 //!
-//! The FTL has no notion of time: the device (`device`) schedules the NAND
-//! work that its placements imply.
+//! - every free superblock is either erased or waiting for its erase, never both.
+//!
+//! The FTL has no notion of time: the controller (`controller`) schedules the
+//! NAND work that its placements imply. Only the FTL changes FTL state; the
+//! controller reads it through the methods below. An emptied superblock joins
+//! the free pool at once but is erased only when it is next opened or in idle
+//! time (deferred erases: a TRIM of many gigabytes frees hundreds of superblocks
+//! without putting hundreds of erases in front of the host's next writes).
 
 pub mod victim;
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, VictimKind};
 use crate::geometry::{Geometry, Ppa, NONE};
 use std::collections::VecDeque;
-use victim::{Greedy, VictimPolicy};
+use victim::VictimPolicy;
 
 /// The write streams, each with its own open superblock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,11 +50,11 @@ pub enum SbState {
 #[derive(Debug, Clone)]
 pub struct WritePoint {
     pub sb: u32,
+    /// Next unit offset to write in the superblock.
     pub next: u32,
+    /// Capacity of the superblock in its mode.
     pub cap: u32,
     pub slc: bool,
-    /// Latest time at which data of the program unit being filled is ready.
-    pub pu_ready: u64,
 }
 
 impl WritePoint {
@@ -58,7 +64,6 @@ impl WritePoint {
             next: 0,
             cap: 0,
             slc,
-            pu_ready: 0,
         }
     }
     #[inline]
@@ -177,32 +182,49 @@ impl Drop for Prefault {
     }
 }
 
+/// A superblock handed out for writing; `erase_first` when it still holds old
+/// (invalid) data, so its erase must be scheduled before its first program.
+#[derive(Debug, Clone, Copy)]
+pub struct Opened {
+    pub sb: u32,
+    pub erase_first: Option<EraseMode>,
+}
+
+/// The cell mode a superblock to erase was last written in (erase times differ by mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EraseMode {
+    pub slc: bool,
+}
+
 /// Mapping tables and block bookkeeping.
 pub struct Ftl {
     /// Must stay the first field: dropped (stopped and joined) before the tables.
     prefault: Option<Prefault>,
-    pub geo: Geometry,
+    geo: Geometry,
     /// Logical-to-physical table, stored as `ppa + 1` (0 = unmapped) so that a
     /// fresh table is zero pages the OS provides lazily.
     l2p: Vec<u32>,
     /// Physical-to-logical table, stored as `lba + 1` (0 = no valid data).
     p2l: Vec<u32>,
-    pub valid: Vec<u32>,
-    pub state: Vec<SbState>,
-    pub slc: Vec<bool>,
-    pub erase_count: Vec<u32>,
-    free: VecDeque<u32>,
-    pub wps: [WritePoint; 3],
-    pub victims_native: Box<dyn VictimPolicy>,
-    pub victims_slc: Box<dyn VictimPolicy>,
-    /// Superblocks whose valid count fell to zero while full: to erase.
-    pub pending_erase: Vec<u32>,
+    valid: Vec<u32>,
+    state: Vec<SbState>,
+    slc: Vec<bool>,
+    erase_count: Vec<u32>,
+    /// Free superblocks that are erased, in the order they were freed.
+    erased: VecDeque<u32>,
+    /// Free superblocks still holding old data (erase deferred), with the mode it was written in.
+    to_erase: VecDeque<(u32, EraseMode)>,
+    wps: [WritePoint; 3],
+    victims_native: Box<dyn VictimPolicy>,
+    victims_slc: Box<dyn VictimPolicy>,
     /// Mapped LBAs.
-    pub mapped: u64,
+    mapped: u64,
     /// Valid units held in SLC superblocks.
-    pub slc_valid: u64,
+    slc_valid: u64,
     /// Superblocks currently in SLC mode (open, full or reclaiming).
-    pub slc_sbs: u32,
+    slc_sbs: u32,
+    /// Units placed so far: the clock by which victims' ages are measured.
+    clock: u64,
     /// Per-page version stamp (tests only): the host write sequence number of the data.
     #[cfg(test)]
     pub stamp: Vec<u64>,
@@ -210,7 +232,7 @@ pub struct Ftl {
 
 impl Ftl {
     /// A fresh FTL; ConfigError when its mapping tables do not fit in memory.
-    pub fn new(geo: Geometry) -> Result<Ftl, ConfigError> {
+    pub fn new(geo: Geometry, victim_policy: VictimKind) -> Result<Ftl, ConfigError> {
         let total = geo.total_units() as usize;
         let n = geo.superblocks as usize;
         let units = geo.user_units as usize;
@@ -224,8 +246,8 @@ impl Ftl {
                      (drive.user_capacity_gb, drive.geometry) or free memory"
                 ))
             })?;
-        let vn = Box::new(Greedy::new(geo.superblocks, geo.units_per_sb));
-        let vs = Box::new(Greedy::new(geo.superblocks, geo.units_per_sb_slc));
+        // Both sets score in native units (see `victim`), so both index up to a native superblock.
+        let victims = || victim::from_kind(victim_policy, geo.superblocks, geo.units_per_sb);
         Ok(Ftl {
             prefault: None,
             l2p,
@@ -234,22 +256,32 @@ impl Ftl {
             state: vec![SbState::Free; n],
             slc: vec![false; n],
             erase_count: vec![0; n],
-            free: (0..geo.superblocks).collect(),
-            wps: [
-                WritePoint::closed(true),
-                WritePoint::closed(false),
-                WritePoint::closed(false),
-            ],
-            victims_native: vn,
-            victims_slc: vs,
-            pending_erase: Vec::new(),
+            erased: (0..geo.superblocks).collect(),
+            to_erase: VecDeque::new(),
+            wps: Self::closed_write_points(),
+            victims_native: victims(),
+            victims_slc: victims(),
             mapped: 0,
             slc_valid: 0,
             slc_sbs: 0,
+            clock: 0,
             #[cfg(test)]
             stamp: vec![0; total],
             geo,
         })
+    }
+
+    fn closed_write_points() -> [WritePoint; 3] {
+        [
+            WritePoint::closed(true),
+            WritePoint::closed(false),
+            WritePoint::closed(false),
+        ]
+    }
+
+    #[inline]
+    pub fn geo(&self) -> &Geometry {
+        &self.geo
     }
 
     /// Physical page of `lba`, or `NONE`.
@@ -295,15 +327,88 @@ impl Ftl {
         let _ = (lba, deep);
     }
 
-    /// Free superblocks.
+    /// Valid units of superblock `sb`.
     #[inline]
-    pub fn free_sbs(&self) -> u32 {
-        self.free.len() as u32
+    pub fn valid(&self, sb: u32) -> u32 {
+        self.valid[sb as usize]
     }
 
-    /// Open a new superblock for `stream` (the caller checked that one is free).
-    pub fn open(&mut self, stream: Stream, slc: bool) {
-        let sb = self.free.pop_front().expect("no free superblock");
+    /// Is superblock `sb` written in SLC mode?
+    #[inline]
+    pub fn is_slc(&self, sb: u32) -> bool {
+        self.slc[sb as usize]
+    }
+
+    /// Superblocks not free (open, full or being reclaimed).
+    pub fn used_sbs(&self) -> u32 {
+        self.geo.superblocks - self.free_sbs()
+    }
+
+    /// Free superblocks, erased or waiting for their erase.
+    #[inline]
+    pub fn free_sbs(&self) -> u32 {
+        (self.erased.len() + self.to_erase.len()) as u32
+    }
+
+    /// Mapped LBAs.
+    #[inline]
+    pub fn mapped(&self) -> u64 {
+        self.mapped
+    }
+
+    /// Valid units held in SLC superblocks.
+    #[inline]
+    pub fn slc_valid(&self) -> u64 {
+        self.slc_valid
+    }
+
+    /// Superblocks in SLC mode (open, full or reclaiming).
+    #[inline]
+    pub fn slc_sbs(&self) -> u32 {
+        self.slc_sbs
+    }
+
+    /// Superblocks in native mode that are not free (they hold native data or are being written).
+    pub fn native_sbs(&self) -> u32 {
+        self.used_sbs() - self.slc_sbs
+    }
+
+    /// Erases of every superblock so far.
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_count
+    }
+
+    /// The write point of `stream`.
+    #[inline]
+    pub fn write_point(&self, stream: Stream) -> &WritePoint {
+        &self.wps[stream as usize]
+    }
+
+    /// Can `stream` take another unit without opening a superblock?
+    #[inline]
+    pub fn has_room(&self, stream: Stream) -> bool {
+        self.wps[stream as usize].has_room()
+    }
+
+    /// Units `stream` can take before its program unit or superblock is complete.
+    #[inline]
+    pub fn room_in_pu(&self, stream: Stream) -> u32 {
+        let wp = &self.wps[stream as usize];
+        let in_pu = self.geo.units_per_pu - self.geo.div_pu.rem(wp.next);
+        in_pu.min(wp.cap - wp.next)
+    }
+
+    /// Open a new superblock for `stream` (the caller checked that one is free):
+    /// an erased one when there is one, else the oldest freed one, to be erased first.
+    pub fn open(&mut self, stream: Stream, slc: bool) -> Opened {
+        let (sb, erase_first) = match self.erased.pop_front() {
+            Some(sb) => (sb, None),
+            None => {
+                let (sb, mode) = self.to_erase.pop_front().expect("no free superblock");
+                self.erase_count[sb as usize] += 1;
+                (sb, Some(mode))
+            }
+        };
         let s = sb as usize;
         self.state[s] = SbState::Open;
         self.slc[s] = slc;
@@ -317,8 +422,22 @@ impl Ftl {
             next: 0,
             cap: self.geo.sb_capacity(slc),
             slc,
-            pu_ready: 0,
         };
+        Opened { sb, erase_first }
+    }
+
+    /// Erase one free superblock that still holds old data (background work);
+    /// returns the mode it was written in, for the erase's duration.
+    pub fn erase_one(&mut self) -> Option<EraseMode> {
+        let (sb, mode) = self.to_erase.pop_front()?;
+        self.erase_count[sb as usize] += 1;
+        self.erased.push_back(sb);
+        Some(mode)
+    }
+
+    /// Free superblocks waiting for their erase.
+    pub fn unerased_sbs(&self) -> u32 {
+        self.to_erase.len() as u32
     }
 
     /// Invalidate the page `ppa` (its LBA was overwritten, trimmed or moved).
@@ -329,20 +448,16 @@ impl Ftl {
         let s = sb as usize;
         let old = self.valid[s];
         self.valid[s] = old - 1;
-        if self.slc[s] {
+        let victims = if self.slc[s] {
             self.slc_valid -= 1;
-            self.victims_slc.update(sb, old, old - 1);
+            &mut self.victims_slc
         } else {
-            self.victims_native.update(sb, old, old - 1);
-        }
+            &mut self.victims_native
+        };
+        victims.update(sb, old, old - 1);
         if old == 1 && self.state[s] == SbState::Full {
-            if self.slc[s] {
-                self.victims_slc.remove(sb)
-            } else {
-                self.victims_native.remove(sb)
-            }
-            self.state[s] = SbState::Reclaiming;
-            self.pending_erase.push(sb);
+            victims.remove(sb);
+            self.free(sb);
         }
     }
 
@@ -371,6 +486,7 @@ impl Ftl {
         let slc = wp.slc;
         self.set_l2p(lba, ppa);
         self.set_p2l(ppa, lba);
+        self.clock += 1;
         let s = sb as usize;
         self.valid[s] += 1;
         if slc {
@@ -379,12 +495,11 @@ impl Ftl {
         if full {
             self.state[s] = SbState::Full;
             if self.valid[s] == 0 {
-                self.state[s] = SbState::Reclaiming;
-                self.pending_erase.push(sb);
+                self.free(sb);
             } else if slc {
-                self.victims_slc.insert(sb, self.valid[s]);
+                self.victims_slc.insert(sb, self.valid[s], self.clock);
             } else {
-                self.victims_native.insert(sb, self.valid[s]);
+                self.victims_native.insert(sb, self.valid[s], self.clock);
             }
         }
         (ppa, pu_done)
@@ -417,30 +532,72 @@ impl Ftl {
         true
     }
 
-    /// Take a superblock out of the victim sets to reclaim it.
-    pub fn start_reclaim(&mut self, sb: u32) {
+    /// The best victim, SLC or native (`slc_only`: SLC, for folding), taken out of
+    /// the victim sets to be reclaimed; with whether it is in SLC mode.
+    pub fn take_victim(&mut self, slc_only: bool) -> Option<(u32, bool)> {
+        let now = self.clock;
+        let slc = self.victims_slc.best(now);
+        let native = if slc_only {
+            None
+        } else {
+            self.victims_native.best(now)
+        };
+        let (sb, in_slc) = match (slc, native) {
+            (Some(s), Some(n)) if n.1 > s.1 => (n.0, false),
+            (Some(s), _) => (s.0, true),
+            (None, Some(n)) => (n.0, false),
+            (None, None) => return None,
+        };
         let s = sb as usize;
         debug_assert_eq!(self.state[s], SbState::Full);
-        if self.slc[s] {
+        if in_slc {
             self.victims_slc.remove(sb)
         } else {
             self.victims_native.remove(sb)
         }
         self.state[s] = SbState::Reclaiming;
+        Some((sb, in_slc))
     }
 
-    /// Return an emptied superblock to the free pool (the caller scheduled the erase).
-    pub fn release(&mut self, sb: u32) {
+    /// Are there SLC superblocks to fold?
+    pub fn has_slc_victims(&self) -> bool {
+        !self.victims_slc.is_empty()
+    }
+
+    /// Are there victims at all?
+    pub fn has_victims(&self) -> bool {
+        !self.victims_slc.is_empty() || !self.victims_native.is_empty()
+    }
+
+    /// The valid units of the best victim now (without taking it).
+    pub fn best_victim_valid(&mut self) -> Option<u32> {
+        let now = self.clock;
+        let slc = self.victims_slc.best(now);
+        let native = self.victims_native.best(now);
+        match (slc, native) {
+            (Some(s), Some(n)) if n.1 > s.1 => Some(self.valid[n.0 as usize]),
+            (Some(s), _) => Some(self.valid[s.0 as usize]),
+            (None, Some(n)) => Some(self.valid[n.0 as usize]),
+            (None, None) => None,
+        }
+    }
+
+    /// A reclaimed superblock, now empty, joins the free pool (its erase deferred).
+    pub fn finish_reclaim(&mut self, sb: u32) {
+        debug_assert_eq!(self.valid[sb as usize], 0);
+        debug_assert_eq!(self.state[sb as usize], SbState::Reclaiming);
+        self.free(sb);
+    }
+
+    fn free(&mut self, sb: u32) {
         let s = sb as usize;
-        debug_assert_eq!(self.valid[s], 0);
-        debug_assert_eq!(self.state[s], SbState::Reclaiming);
-        if self.slc[s] {
+        let slc = self.slc[s];
+        if slc {
             self.slc_sbs -= 1;
         }
         self.state[s] = SbState::Free;
         self.slc[s] = false;
-        self.erase_count[s] += 1;
-        self.free.push_back(sb);
+        self.to_erase.push_back((sb, EraseMode { slc }));
     }
 
     /// Start populating the mapping tables' pages in the background (for steps that
@@ -451,32 +608,35 @@ impl Ftl {
         }
     }
 
-    /// Reset to fresh-out-of-box: everything unmapped and free (erase counts kept).
-    pub fn purge(&mut self) {
+    /// Reset to fresh-out-of-box: everything unmapped, free and erased (the caller
+    /// schedules the erases); erase counts go on. Returns the superblocks erased.
+    pub fn purge(&mut self) -> u64 {
         self.prefault = None; // stop it before the tables are replaced
-                              // Fresh zeroed tables (lazily provided by the OS) instead of rewriting 2 GiB.
+                              // Fresh zeroed tables (lazily provided by the OS) instead of rewriting 2 GiB;
+                              // the old tables are freed first, so the same sizes fit again.
         self.l2p = Vec::new();
         self.p2l = Vec::new();
-        // the old tables are freed just above: the same sizes fit again
         self.l2p = zeroed_table(self.geo.user_units as usize).expect("fitted when built");
         self.p2l = zeroed_table(self.geo.total_units() as usize).expect("fitted when built");
-        self.valid.fill(0);
-        self.state.fill(SbState::Free);
-        self.slc.fill(false);
-        self.free = (0..self.geo.superblocks).collect();
-        for sb in 0..self.geo.superblocks {
+        let used = (0..self.geo.superblocks).filter(|&sb| self.state[sb as usize] != SbState::Free);
+        let holding_data: Vec<u32> = used
+            .chain(self.to_erase.iter().map(|&(sb, _)| sb))
+            .collect();
+        for &sb in &holding_data {
+            self.erase_count[sb as usize] += 1;
             self.victims_native.remove(sb);
             self.victims_slc.remove(sb);
         }
-        self.wps = [
-            WritePoint::closed(true),
-            WritePoint::closed(false),
-            WritePoint::closed(false),
-        ];
-        self.pending_erase.clear();
+        self.valid.fill(0);
+        self.state.fill(SbState::Free);
+        self.slc.fill(false);
+        self.erased = (0..self.geo.superblocks).collect();
+        self.to_erase.clear();
+        self.wps = Self::closed_write_points();
         self.mapped = 0;
         self.slc_valid = 0;
         self.slc_sbs = 0;
+        holding_data.len() as u64
     }
 
     /// Is `ppa` in a program unit that is still being filled (data only in the write buffer)?
@@ -562,11 +722,21 @@ impl Ftl {
         if slc_valid != self.slc_valid {
             return Err(format!("slc valid count {} != {slc_valid}", self.slc_valid));
         }
-        if free_seen != self.free.len() {
+        if free_seen != self.free_sbs() as usize {
             return Err(format!(
-                "free list has {} entries, {free_seen} free superblocks",
-                self.free.len()
+                "free pools have {} entries, {free_seen} free superblocks",
+                self.free_sbs()
             ));
+        }
+        let mut pooled = vec![false; self.geo.superblocks as usize];
+        let pools = self
+            .erased
+            .iter()
+            .chain(self.to_erase.iter().map(|(sb, _)| sb));
+        for &sb in pools {
+            if std::mem::replace(&mut pooled[sb as usize], true) {
+                return Err(format!("superblock {sb} is in the free pools twice"));
+            }
         }
         Ok(())
     }

@@ -10,7 +10,11 @@
 //! Dies and channels are gap-filling timelines ([`GapTimeline`]): a transfer ready
 //! earlier may use a gap before a transfer scheduled earlier but ready later.
 //!
-//! - read: die busy `t_read`, then the channel moves the data out.
+//! - read: die busy `t_read`, then the channel moves the data out. With
+//!   program/erase suspend (`drive.nand.suspend_us`), a host read does not wait
+//!   for the program or erase its die is doing: it starts after the suspend
+//!   latency, and the die's other work is pushed back by the read's time (the
+//!   die's time is conserved; see [`Nand::host_read`]).
 //! - program: the channel moves the data in, then the die is busy `t_prog`.
 //! - erase: the die is busy `t_erase` (no channel use).
 
@@ -30,17 +34,17 @@ pub struct ModeNs {
 /// The dies and channels of the drive.
 #[derive(Debug, Clone)]
 pub struct Nand {
-    pub die: Vec<GapTimeline>,
-    pub chan: Vec<GapTimeline>,
+    die: Vec<GapTimeline>,
+    /// Host reads of each die, when reads suspend programs and erases.
+    die_reads: Vec<GapTimeline>,
+    chan: Vec<GapTimeline>,
+    /// Suspend latency, ns; None: reads wait for programs and erases.
+    suspend_ns: Option<u64>,
     channels: u32,
     /// Channel time to move one 4 KiB unit, ns (fractional kept in ps).
     unit_xfer_ps: u64,
-    pub slc: ModeNs,
-    pub native: ModeNs,
-    /// Count of die-operations (for counters).
-    pub reads: u64,
-    pub programs: u64,
-    pub erases: u64,
+    slc: ModeNs,
+    native: ModeNs,
 }
 
 impl Nand {
@@ -55,14 +59,13 @@ impl Nand {
         };
         Nand {
             die: vec![GapTimeline::new(8); geo.dies as usize],
+            die_reads: vec![GapTimeline::new(8); geo.dies as usize],
             chan: vec![GapTimeline::new(16); geo.channels as usize],
+            suspend_ns: cfg.nand.suspend_us.map(ns_from_us),
             channels: geo.channels,
             unit_xfer_ps: ps_to_move(UNIT, cfg.nand.channel_mbps),
             slc: t(CellMode::Slc),
             native: t(cfg.native_mode),
-            reads: 0,
-            programs: 0,
-            erases: 0,
         }
     }
 
@@ -81,17 +84,42 @@ impl Nand {
         }
     }
 
-    /// Read `units` units of one page on `die`, input ready at `t`; returns when the data is in the controller.
+    /// Read `units` units of one page on `die` for the drive's own work (relocation,
+    /// read-modify-write merges): in turn with the die's programs and erases.
     #[inline]
     pub fn read(&mut self, die: u32, slc: bool, units: u32, t: u64) -> u64 {
+        let tr = self.mode(slc).read;
+        let sensed = self.die[die as usize].reserve(t, tr) + tr;
+        self.transfer_out(die, units, sensed)
+    }
+
+    /// Read for the host: like [`read`](Self::read), but with program/erase suspend
+    /// the read starts after the suspend latency instead of after the die's
+    /// current program or erase, and that work resumes later: the read's time is
+    /// reserved on the die's timeline at its first gap from the read's start on.
+    #[inline]
+    pub fn host_read(&mut self, die: u32, slc: bool, units: u32, t: u64) -> u64 {
+        let Some(suspend) = self.suspend_ns else {
+            return self.read(die, slc, units, t);
+        };
         let d = die as usize;
         let tr = self.mode(slc).read;
-        let sensed = self.die[d].reserve(t, tr) + tr;
+        let ready = if self.die[d].busy_at(t) {
+            t + suspend
+        } else {
+            t
+        };
+        let start = self.die_reads[d].reserve(ready, tr);
+        self.die[d].reserve(start, tr);
+        self.transfer_out(die, units, start + tr)
+    }
+
+    /// The channel moves `units` sensed units out of `die` from `sensed` on; returns when they are out.
+    #[inline]
+    fn transfer_out(&mut self, die: u32, units: u32, sensed: u64) -> u64 {
         let c = (die % self.channels) as usize;
         let d = self.xfer_ns(units);
-        let done = self.chan[c].reserve(sensed, d) + d;
-        self.reads += 1;
-        done
+        self.chan[c].reserve(sensed, d) + d
     }
 
     /// Program one program unit of `units` units on `die`, data ready at `t`; returns the program's end.
@@ -102,9 +130,7 @@ impl Nand {
         let xe = self.chan[c].reserve(t, dur) + dur;
         let d = die as usize;
         let tp = self.mode(slc).prog;
-        let pe = self.die[d].reserve(xe, tp) + tp;
-        self.programs += 1;
-        pe
+        self.die[d].reserve(xe, tp) + tp
     }
 
     /// Erase one block on every die (a superblock), from `t`; returns when all are done.
@@ -114,7 +140,6 @@ impl Nand {
         for d in self.die.iter_mut() {
             end = end.max(d.reserve(t, e) + e);
         }
-        self.erases += 1;
         end
     }
 
@@ -136,15 +161,16 @@ impl Nand {
 
     /// Every die busy until `t` (purge).
     pub fn block_dies_until(&mut self, t: u64) {
-        for d in self.die.iter_mut() {
+        for d in self.die.iter_mut().chain(self.die_reads.iter_mut()) {
             d.block_until(t);
         }
     }
 
-    /// Forget channel history before `now` (all later requests are ready at or after it).
+    /// Forget history before `now` (all later requests are ready at or after it).
     #[inline]
     pub fn prune(&mut self, now: u64) {
-        for c in self.chan.iter_mut().chain(self.die.iter_mut()) {
+        let timelines = self.chan.iter_mut().chain(self.die.iter_mut());
+        for c in timelines.chain(self.die_reads.iter_mut()) {
             c.prune(now);
         }
     }

@@ -1,0 +1,346 @@
+//! The controller of the simulated drive: host commands in, NAND work out.
+//!
+//! Contract: host commands are applied one at a time, in issue order, at a
+//! given virtual issue time; each returns its completion time. Resources (the
+//! command processor, the link in each direction, channels, dies) are timelines.
+//! The parts, each in its own module:
+//! - [`host`]: command processing and link timing;
+//! - [`write_buffer`]: writes complete when their data is buffered, and the
+//!   buffer drains at the speed of the NAND programs;
+//! - [`reclaim`]: garbage collection and folding, forced, background and idle;
+//! - [`flash`]: the FTL, the NAND timelines and the activity counters together;
+//! - the cache policy (`crate::cache`) decides between SLC and native writes.
+
+pub mod flash;
+pub mod host;
+pub mod reclaim;
+pub mod write_buffer;
+
+use crate::cache::{self, CachePolicy, CacheView};
+use crate::config::{ConfigError, DriveConfig};
+use crate::ftl::{Ftl, Stream};
+use crate::geometry::{Geometry, NONE, UNIT};
+use crate::nand::Nand;
+use crate::step::Counters;
+use flash::{Activity, Flash};
+use host::HostInterface;
+use reclaim::Reclaim;
+use write_buffer::WriteBuffer;
+
+/// When the cache policy refuses the host an SLC superblock, it is asked again only
+/// after this many more host units (256 KiB): the answer changes slowly.
+const SLC_RECHECK_UNITS: u64 = 64;
+/// The cache policy's background folding rate is asked once per this many host units
+/// written to native blocks (128 KiB, the batch background folding runs in).
+const FOLD_RATE_UNITS: u32 = 32;
+
+/// The drive's controller with its NAND.
+pub struct Controller {
+    host: HostInterface,
+    flash: Flash,
+    /// Write buffers of the two host streams (SLC and native).
+    buffers: [WriteBuffer; 2],
+    reclaim: Reclaim,
+    cache: Box<dyn CachePolicy>,
+    /// Host units written when the cache policy may next be asked for an SLC superblock.
+    slc_recheck: u64,
+    /// Host units written to native blocks since background folding was last scheduled.
+    native_since_fold: u32,
+    /// Host write sequence number (version stamp of the data, in tests).
+    #[cfg(test)]
+    pub seq: u64,
+}
+
+impl Controller {
+    /// The drive of a validated preset; an error only when its mapping tables cannot be had.
+    pub fn new(cfg: &DriveConfig) -> Result<Controller, ConfigError> {
+        let geo = Geometry::new(cfg)?;
+        let nand = Nand::new(cfg, &geo);
+        let pu_bytes = geo.units_per_pu as u64 * UNIT;
+        let slots = (cfg.controller.write_buffer_kib as u64 * 1024 / pu_bytes) as usize;
+        Ok(Controller {
+            host: HostInterface::new(cfg),
+            buffers: [WriteBuffer::new(slots), WriteBuffer::new(slots)],
+            reclaim: Reclaim::new(cfg),
+            cache: cache::from_config(cfg),
+            slc_recheck: 0,
+            native_since_fold: 0,
+            flash: Flash::new(Ftl::new(geo, cfg.ftl.victim_policy)?, nand),
+            #[cfg(test)]
+            seq: 0,
+        })
+    }
+
+    pub fn geo(&self) -> &Geometry {
+        self.flash.ftl.geo()
+    }
+
+    /// The FTL, to read (tests and invariant checks).
+    pub fn ftl(&self) -> &Ftl {
+        &self.flash.ftl
+    }
+
+    /// Cumulative activity counters.
+    pub fn activity(&self) -> &Activity {
+        &self.flash.activity
+    }
+
+    fn view(&self) -> CacheView {
+        let ftl = &self.flash.ftl;
+        CacheView {
+            slc_valid: ftl.slc_valid(),
+            slc_sbs: ftl.slc_sbs(),
+            native_sbs: ftl.native_sbs(),
+            superblocks: ftl.geo().superblocks,
+            reserve_sbs: self.reclaim.gc_low() + 1,
+            units_per_sb_slc: ftl.geo().units_per_sb_slc,
+        }
+    }
+
+    // ---------------------------------------------------------------- host commands
+
+    /// Write `units` 4 KiB units from `lba`, `bytes` over the link, issued at `t`; returns the completion time.
+    pub fn write(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
+        let arrival = self.host.receive_write(t, bytes);
+        let mut done = arrival;
+        let mut i = 0u32;
+        while i < units {
+            let (n, accepted) = self.write_run((lba + i as u64) as u32, units - i, arrival);
+            done = done.max(accepted);
+            i += n;
+        }
+        self.host.complete_write(done)
+    }
+
+    /// Write `bytes` at byte offset `off`, issued at `t`; returns the completion time.
+    /// A mapping unit the write covers only in part must be merged with its current
+    /// data before the whole unit is programmed again: when that data is on NAND it is
+    /// read first (a read-modify-write), so such a write completes after a NAND read.
+    pub fn write_at(&mut self, off: u64, bytes: u64, t: u64) -> u64 {
+        let (first, end) = (off / UNIT, off + bytes);
+        let last = end.div_ceil(UNIT) - 1;
+        let mut ready = t;
+        if !off.is_multiple_of(UNIT) || end < (first + 1) * UNIT {
+            ready = ready.max(self.merge_read(first, t));
+        }
+        if !end.is_multiple_of(UNIT) && last != first {
+            ready = ready.max(self.merge_read(last, t));
+        }
+        self.write(first, (last + 1 - first) as u32, bytes, ready)
+    }
+
+    /// When the old data of a unit about to be partly overwritten is ready to merge:
+    /// after a NAND read when it is on NAND; at once when the unit is unmapped (zeroes)
+    /// or still in the write buffer.
+    fn merge_read(&mut self, lba: u64, t: u64) -> u64 {
+        let ppa = self.flash.ftl.l2p(lba as usize);
+        if ppa == NONE || self.flash.ftl.in_open_pu(ppa) {
+            return t;
+        }
+        self.flash.activity.rmw_reads += 1;
+        self.flash.nand.prune(t);
+        self.flash.read_own(ppa, 1, t)
+    }
+
+    /// Read `units` units from `lba`; returns the completion time.
+    pub fn read(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
+        self.flash.nand.prune(t);
+        let start = self.host.start_read(t);
+        let mut ready = start;
+        let upu = self.geo().units_per_pu;
+        let mut i = 0u64;
+        while i < units as u64 {
+            let ftl = &self.flash.ftl;
+            let ppa = ftl.l2p((lba + i) as usize);
+            i += 1;
+            if ppa == NONE {
+                continue; // unmapped: zeroes, no NAND access
+            }
+            // Units of the same program unit that follow are read with it.
+            let pu_addr = ppa / upu;
+            let mut n = 1;
+            while i < units as u64 {
+                let p2 = ftl.l2p((lba + i) as usize);
+                if p2 == NONE || p2 / upu != pu_addr {
+                    break;
+                }
+                n += 1;
+                i += 1;
+            }
+            if ftl.in_open_pu(ppa) {
+                continue; // still in the write buffer
+            }
+            ready = ready.max(self.flash.read_for_host(ppa, n, start));
+        }
+        self.host.send_read(ready, bytes)
+    }
+
+    /// Unmap `units` units from `lba`; returns the completion time. The superblocks
+    /// it empties are erased later, when they are next needed or in idle time.
+    pub fn trim(&mut self, lba: u64, units: u64, t: u64) -> u64 {
+        for l in lba..lba + units {
+            self.flash.ftl.trim(l as u32);
+        }
+        self.host.process_trim(t, units)
+    }
+
+    /// Return to fresh-out-of-box at time `t`: everything unmapped, every used
+    /// superblock erased (a sanitize, not a TRIM: the erases happen now).
+    pub fn purge(&mut self, t: u64) -> u64 {
+        let start = t.max(self.quiet_at());
+        let erased = self.flash.ftl.purge();
+        self.flash.forget_pending();
+        self.reclaim.reset();
+        self.slc_recheck = 0;
+        self.native_since_fold = 0;
+        let end = start + erased * self.flash.nand.mode(false).erase;
+        self.flash.nand.block_dies_until(end);
+        self.flash.activity.erases += erased;
+        end
+    }
+
+    // ---------------------------------------------------------------- write path
+
+    /// The host stream the next unit goes to, opening a superblock for it if needed.
+    #[inline]
+    fn host_stream(&mut self, t: u64) -> Stream {
+        if self.flash.ftl.has_room(Stream::HostSlc) {
+            return Stream::HostSlc;
+        }
+        if self.flash.activity.host_units >= self.slc_recheck && self.slc_allowed() {
+            self.flash.open(Stream::HostSlc, true, t);
+            return Stream::HostSlc;
+        }
+        if !self.flash.ftl.has_room(Stream::HostNative) {
+            self.reclaim.ensure_free(&mut self.flash, t);
+            self.flash.open(Stream::HostNative, false, t);
+        }
+        Stream::HostNative
+    }
+
+    /// May the host open an SLC superblock: a free one beyond the reclaim reserve,
+    /// and the cache policy agrees? When not, it is asked again only later.
+    fn slc_allowed(&mut self) -> bool {
+        let view = self.view();
+        let ok = self.flash.ftl.free_sbs() > view.reserve_sbs && self.cache.may_open_slc(&view);
+        if !ok {
+            self.slc_recheck = self.flash.activity.host_units + SLC_RECHECK_UNITS;
+        }
+        ok
+    }
+
+    /// Place up to `max` consecutive units from `lba` into one program unit of
+    /// one host stream; returns how many were placed and when their data is in
+    /// the write buffer.
+    #[inline]
+    fn write_run(&mut self, lba: u32, max: u32, t: u64) -> (u32, u64) {
+        let stream = self.host_stream(t);
+        let s = stream as usize;
+        let n = max.min(self.flash.ftl.room_in_pu(stream));
+        let accepted = self.buffers[s].accept(t);
+        for j in 0..n {
+            let (_ppa, program_end) = self.flash.place(lba + j, stream, accepted);
+            #[cfg(test)]
+            {
+                self.seq += 1;
+                self.flash.ftl.stamp[_ppa as usize] = self.seq;
+            }
+            if let Some(end) = program_end {
+                self.buffers[s].programmed(end);
+            }
+        }
+        self.flash.activity.host_units += n as u64;
+        self.reclaim.keep_pace(&mut self.flash, t, n);
+        if stream == Stream::HostNative {
+            let ratio = self.cache.background_fold_ratio(&self.view());
+            self.reclaim
+                .fold_in_background(&mut self.flash, ratio, n, t);
+        }
+        (n, accepted)
+    }
+
+    // ---------------------------------------------------------------- idle
+
+    /// Idle from `t0` to `t1`: the drive's own background work (see [`Reclaim::idle`]).
+    pub fn idle(&mut self, t0: u64, t1: u64) {
+        self.reclaim
+            .idle(&mut self.flash, self.cache.idle_fold(), t0, t1);
+    }
+
+    /// Snapshot of the counters.
+    pub fn snapshot(&self) -> Counters {
+        let a = &self.flash.activity;
+        let ftl = &self.flash.ftl;
+        Counters {
+            host_write_bytes: a.host_units * UNIT,
+            nand_write_bytes: a.nand_units * UNIT,
+            write_amplification: if a.host_units > 0 {
+                a.nand_units as f64 / a.host_units as f64
+            } else {
+                0.0
+            },
+            gc_bytes: a.gc_units * UNIT,
+            fold_bytes: a.fold_units * UNIT,
+            gc_superblocks: a.gc_sbs,
+            fold_superblocks: a.fold_sbs,
+            erases: a.erases,
+            slc_used_bytes: ftl.slc_valid() * UNIT,
+            slc_limit_bytes: self.cache.limit_units(&self.view()) * UNIT,
+            free_superblocks: ftl.free_sbs(),
+            superblocks: ftl.geo().superblocks,
+            mapped_bytes: ftl.mapped() * UNIT,
+            rmw_reads: a.rmw_reads,
+        }
+    }
+
+    /// Prefetch the mapping of an upcoming command (see [`Ftl::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, lba: u64, deep: bool) {
+        self.flash.ftl.prefetch(lba, deep);
+    }
+
+    /// Start populating the mapping tables in the background (see [`Ftl::prefault`]).
+    pub fn prefault(&mut self) {
+        self.flash.ftl.prefault();
+    }
+
+    /// Time at which everything in the drive is idle.
+    pub fn quiet_at(&self) -> u64 {
+        self.flash.nand.all_free().max(self.host.quiet_at())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::tests::small;
+
+    // B1: among equally attractive victims the oldest goes first. A sequential fill that
+    // must fold part of its cache folds the data written first: the start of the drive ends
+    // up in native blocks while later cache data is still in SLC (last-in-first-out would
+    // keep the start in SLC, and rewriting it would then run at cache speed).
+    #[test]
+    fn folding_takes_the_oldest_cache_first() {
+        let mut c = Controller::new(&small(0.6)).unwrap();
+        let n = c.geo().user_units;
+        let mut t = 0;
+        for lba in 0..n {
+            t = c.write(lba, 1, 4096, t);
+        }
+        let ftl = c.ftl();
+        let in_slc = |lba: u64| ftl.is_slc(ftl.geo().superblock_of(ftl.l2p(lba as usize)));
+        let slc: Vec<u64> = (0..n).filter(|&l| in_slc(l)).collect();
+        assert!(
+            !slc.is_empty() && c.activity().fold_units > 0,
+            "the test needs a partly folded cache"
+        );
+        let first_slc = slc[0];
+        assert!(first_slc > 0, "the first data written is still in SLC");
+        let cached_prefix = ftl.geo().units_per_sb_slc as u64 * 8;
+        assert!(
+            (0..first_slc).all(|l| !in_slc(l)) && first_slc < cached_prefix,
+            "SLC holds {slc:?}"
+        );
+        ftl.check().unwrap();
+    }
+}
