@@ -252,9 +252,13 @@ impl Controller {
         self.flash.activity.host_units += n as u64;
         self.reclaim.keep_pace(&mut self.flash, t, n);
         if stream == Stream::HostNative {
-            let ratio = self.cache.background_fold_ratio(&self.view());
-            self.reclaim
-                .fold_in_background(&mut self.flash, ratio, n, t);
+            self.native_since_fold += n;
+            if self.native_since_fold >= FOLD_RATE_UNITS {
+                let ratio = self.cache.background_fold_ratio(&self.view());
+                let units = std::mem::take(&mut self.native_since_fold);
+                self.reclaim
+                    .fold_in_background(&mut self.flash, ratio, units, t);
+            }
         }
         (n, accepted)
     }
