@@ -79,6 +79,10 @@ pub struct DriveConfig {
     pub host: HostConfig,
     pub ftl: FtlConfig,
     pub cache: CacheConfig,
+    /// Where the mapping table lives; absent: all of it in the drive's DRAM.
+    pub mapping: Option<MappingConfig>,
+    /// The firmware's own work on the mapping table; absent: none is modelled.
+    pub firmware: Option<FirmwareConfig>,
     pub thermal: Option<ThermalConfig>,
     pub power: Option<PowerConfig>,
     pub wear: Option<WearConfig>,
@@ -184,6 +188,10 @@ pub struct ControllerConfig {
     /// Write buffer (DRAM/SRAM) per write stream, KiB: how far host writes may run ahead of NAND programs.
     /// Bound: [`bounds::WRITE_BUFFER_KIB`](crate::bounds::WRITE_BUFFER_KIB).
     pub write_buffer_kib: u32,
+    /// Sequential read-ahead, KiB: a read that continues the previous one has the
+    /// controller read this much further ahead (absent: none).
+    /// Bound: [`bounds::READ_AHEAD_KIB`](crate::bounds::READ_AHEAD_KIB).
+    pub read_ahead_kib: Option<u32>,
 }
 
 /// Host interface.
@@ -278,6 +286,40 @@ pub struct DynamicCacheConfig {
     /// (as the cache fills; 0 = never while busy).
     /// Bound: [`bounds::BUSY_FOLD_RATIO`](crate::bounds::BUSY_FOLD_RATIO).
     pub busy_fold_ratio: f64,
+}
+
+/// Where the logical-to-physical table (4 bytes per 4 KiB unit) is held.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MappingConfig {
+    /// Memory for the table, MiB: the drive's DRAM, or the host memory buffer of a
+    /// DRAM-less drive. A larger table is cached in map pages of one NAND page each;
+    /// a lookup that misses reads its map page from NAND first.
+    /// Bound: [`bounds::MAPPING_CACHE_MIB`](crate::bounds::MAPPING_CACHE_MIB).
+    pub cache_mib: f64,
+    /// Controller time per map page a command looks up or updates when it is in memory, ns.
+    /// Bound: [`bounds::MAPPING_HIT_NS`](crate::bounds::MAPPING_HIT_NS).
+    pub hit_ns: f64,
+}
+
+/// Firmware work that keeps the mapping table durable, and its cost to the host.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FirmwareConfig {
+    /// Journal bytes per mapping change; a full page of journal is programmed in SLC mode.
+    /// Bound: [`bounds::JOURNAL_ENTRY_BYTES`](crate::bounds::JOURNAL_ENTRY_BYTES).
+    pub journal_entry_bytes: u32,
+    /// Journal written between two checkpoints, MiB; a checkpoint writes every map
+    /// page changed since the last one.
+    /// Bound: [`bounds::CHECKPOINT_MIB`](crate::bounds::CHECKPOINT_MIB).
+    pub checkpoint_mib: f64,
+    /// Controller time of a checkpoint, during which host commands wait, µs.
+    /// Bound: [`bounds::CHECKPOINT_US`](crate::bounds::CHECKPOINT_US).
+    pub checkpoint_us: f64,
+    /// Controller time per unit relocated by garbage collection or folding, ns: the host's
+    /// commands wait for the reclaim work done in their path.
+    /// Bound: [`bounds::RELOCATE_UNIT_NS`](crate::bounds::RELOCATE_UNIT_NS).
+    pub relocate_unit_ns: f64,
 }
 
 /// Thermal model parameters (parsed and validated; not modelled yet).
@@ -441,6 +483,7 @@ impl DriveConfig {
         f.add("trim_cmd_us", c.trim_cmd_us, &b::COMMAND_US);
         f.add("trim_unit_ns", c.trim_unit_ns, &b::TRIM_UNIT_NS);
         f.add("write_buffer_kib", c.write_buffer_kib, &b::WRITE_BUFFER_KIB);
+        f.add_some("read_ahead_kib", c.read_ahead_kib, &b::READ_AHEAD_KIB);
         f.table("drive.host");
         f.add_some("payload_mbps", self.host.payload_mbps, &b::PAYLOAD_MBPS);
         let ftl = &self.ftl;
@@ -467,6 +510,22 @@ impl DriveConfig {
                 f.add("max_cell_share", c.max_cell_share, &b::CACHE_SHARE);
                 f.add("busy_fold_ratio", c.busy_fold_ratio, &b::BUSY_FOLD_RATIO);
             }
+        }
+        if let Some(m) = &self.mapping {
+            f.table("drive.mapping");
+            f.add("cache_mib", m.cache_mib, &b::MAPPING_CACHE_MIB);
+            f.add("hit_ns", m.hit_ns, &b::MAPPING_HIT_NS);
+        }
+        if let Some(w) = &self.firmware {
+            f.table("drive.firmware");
+            f.add(
+                "journal_entry_bytes",
+                w.journal_entry_bytes,
+                &b::JOURNAL_ENTRY_BYTES,
+            );
+            f.add("checkpoint_mib", w.checkpoint_mib, &b::CHECKPOINT_MIB);
+            f.add("checkpoint_us", w.checkpoint_us, &b::CHECKPOINT_US);
+            f.add("relocate_unit_ns", w.relocate_unit_ns, &b::RELOCATE_UNIT_NS);
         }
         if let Some(t) = &self.thermal {
             f.table("drive.thermal");
@@ -785,6 +844,10 @@ busy_fold_ratio = 0.0
                 "channel_mbps = 800.0",
                 "channel_mbps = 800.0\nsuspend_us = 30.0",
             )
+            .replace(
+                "write_buffer_kib = 64",
+                "write_buffer_kib = 64\nread_ahead_kib = 256",
+            )
             + OPTIONAL_SECTIONS
     }
 
@@ -800,6 +863,16 @@ busy_fold_ratio = 0.0
     }
 
     const OPTIONAL_SECTIONS: &str = r#"
+[drive.mapping]
+cache_mib = 1.0
+hit_ns = 500.0
+
+[drive.firmware]
+journal_entry_bytes = 8
+checkpoint_mib = 64.0
+checkpoint_us = 500.0
+relocate_unit_ns = 100.0
+
 [drive.nand.qlc]
 t_read_us = 110.0
 t_prog_us = 3500.0

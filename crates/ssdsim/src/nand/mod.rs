@@ -69,6 +69,12 @@ impl Nand {
         }
     }
 
+    /// Dies of the drive.
+    #[inline]
+    pub fn dies(&self) -> u32 {
+        self.die.len() as u32
+    }
+
     /// Channel time to move `units` 4 KiB units, ns.
     #[inline]
     pub fn xfer_ns(&self, units: u32) -> u64 {
