@@ -5,6 +5,10 @@ use ssdsim::{Drive, Op, Step};
 
 fn within(what: &str, got: f64, want: f64, tol: f64) {
     let err = (got - want).abs() / want;
+    eprintln!(
+        "{what}: {got:.1} vs {want:.1} ({:+.1} %)",
+        (got - want) / want * 100.0
+    );
     assert!(
         err <= tol,
         "{what}: {got:.1} vs {want:.1} ({:.1} % off, tolerance {:.0} %)",
@@ -250,5 +254,174 @@ fn sn850_recovers_after_trim() {
     assert!(
         trimmed > 1.5 * nearly_full,
         "after TRIM {trimmed} vs 90 % filled {nearly_full} (10 %: {fresh})"
+    );
+}
+
+// CALIBRATION.md, "More public facts". Spec-sheet figures are measured in the spec-sheet state
+// (tests/common: a purged drive with 16 GiB written just before, the data still in the SLC
+// cache): 128 KiB QD32 sequential, 4 KiB QD32 random, and the QD1 figures at QD1.
+
+// Samsung 980 PRO 1 TB: "QD1: 22 k/60 k" (4 KiB random read / write at QD1, CAL:QD1), which
+// read_latency_us and write_latency_us are calibrated to; and its cache "about 170 GB on
+// PCIe 4.0" measured by AnandTech with 128 KiB QD32 writes, ssdlab's method (CAL:FILL),
+// which max_cell_share is calibrated to. Tolerance 10 %.
+#[test]
+fn samsung_980pro_qd1_and_cache() {
+    let mut d = Drive::new(preset("samsung-980pro-1tb")).unwrap();
+    let span = spec_state(&mut d);
+    let read = iops_4k(&mut d, Op::RandRead, span, 1);
+    let write = iops_4k(&mut d, Op::RandWrite, span, 1);
+    within("980 PRO QD1 4 KiB random read IOPS", read, 22e3, 0.10);
+    within("980 PRO QD1 4 KiB random write IOPS", write, 60e3, 0.10);
+
+    d.run(&Step::purge("purge")).unwrap();
+    let span = d.whole_span(128 * KIB);
+    let r = d.run(&Step::fill("fill", span)).unwrap();
+    within(
+        "980 PRO cache GB (empty drive, 128 KiB QD32)",
+        cache_estimate_gb(&r),
+        170.0,
+        0.10,
+    );
+}
+
+// Samsung 980 1 TB (DRAM-less, CAL:980NP): spec "3500/3000" MB/s, "500 k/480 k" IOPS, "QD1
+// 17 k/54 k" (CAL:QD1). Inputs, tolerance 10 %: the random write (write_cmd_us), the QD1
+// read and write (read_latency_us, write_latency_us); the sequential read is the PCIe 3.0
+// link's ceiling. Prediction, asserted within 25 %: the sequential write, which follows the
+// 2.5 GB/s measured in the cache of a fill (ssdlab's method) and lands about 15 % under the
+// specified 3000 MB/s. Not asserted: the random read at QD32 (about 340 K against the
+// specified 500 K: at QD32 the 16 dies are not all busy).
+#[test]
+fn samsung_980_spec_sheet() {
+    let mut d = Drive::new(preset("samsung-980-1tb")).unwrap();
+    let span = spec_state(&mut d);
+    let r = d
+        .run(&Step::new("seq read", Op::Read, 128 * KIB, span).qd(32))
+        .unwrap();
+    within("980 seq read MB/s", r.mbps(), 3500.0, 0.10);
+    within(
+        "980 QD1 4 KiB random read IOPS",
+        iops_4k(&mut d, Op::RandRead, span, 1),
+        17e3,
+        0.10,
+    );
+    within(
+        "980 QD1 4 KiB random write IOPS",
+        iops_4k(&mut d, Op::RandWrite, span, 1),
+        54e3,
+        0.10,
+    );
+    within(
+        "980 QD32 4 KiB random write IOPS",
+        iops_4k(&mut d, Op::RandWrite, span, 32),
+        480e3,
+        0.10,
+    );
+    let r = d
+        .run(
+            &Step::new("seq write", Op::Write, 128 * KIB, 8 * GIB)
+                .offset(span)
+                .qd(32),
+        )
+        .unwrap();
+    within("980 seq write MB/s (prediction)", r.mbps(), 3000.0, 0.25);
+}
+
+// Samsung 980 1 TB whole-drive fill (CAL:FILL, TPU): "about 160 GB" of cache at "2.5 GB/s",
+// "about 500 MB/s" after it, "about 600 MB/s over the whole fill". Inputs, tolerance 10 %:
+// the cache size (max_cell_share), the speed in it (SLC t_prog_us) and after it (TLC
+// t_prog_us). Prediction, asserted within 25 %: the whole fill's mean, which the model puts
+// about 16 % lower (the cache must be folded while the host writes the last quarter of the
+// drive).
+#[test]
+fn samsung_980_whole_drive_fill() {
+    let mut d = Drive::new(preset("samsung-980-1tb")).unwrap();
+    let span = d.whole_span(128 * KIB);
+    let r = d.run(&Step::fill("fill", span)).unwrap();
+    within("980 cache GB", cache_estimate_gb(&r), 160.0, 0.10);
+    within("980 MB/s in the cache", cache_speed_mbps(&r), 2500.0, 0.10);
+    within(
+        "980 MB/s after the cache",
+        after_cache_mbps(&r),
+        500.0,
+        0.10,
+    );
+    within("980 whole-fill MB/s (prediction)", r.mbps(), 600.0, 0.25);
+}
+
+// Crucial P1 1 TB (CAL:P1): spec "2000/1700" MB/s, "170 k/240 k" IOPS. Inputs, tolerance
+// 10 %: the sequential read (channel_mbps: 4 channels' ceiling just above it), the random
+// write (write_cmd_us). Predictions that land within 10 %: the sequential write (the SLC
+// program time follows the 1.6 GB/s of a fill) and the random read (eight dies reading SLC
+// at QD32).
+#[test]
+fn crucial_p1_spec_sheet() {
+    let mut d = Drive::new(preset("crucial-p1-1tb")).unwrap();
+    let span = spec_state(&mut d);
+    let r = d
+        .run(&Step::new("seq read", Op::Read, 128 * KIB, span).qd(32))
+        .unwrap();
+    within("P1 seq read MB/s", r.mbps(), 2000.0, 0.10);
+    within(
+        "P1 QD32 4 KiB random read IOPS (prediction)",
+        iops_4k(&mut d, Op::RandRead, span, 32),
+        170e3,
+        0.10,
+    );
+    within(
+        "P1 QD32 4 KiB random write IOPS",
+        iops_4k(&mut d, Op::RandWrite, span, 32),
+        240e3,
+        0.10,
+    );
+    let r = d
+        .run(
+            &Step::new("seq write", Op::Write, 128 * KIB, 8 * GIB)
+                .offset(span)
+                .qd(32),
+        )
+        .unwrap();
+    within("P1 seq write MB/s (prediction)", r.mbps(), 1700.0, 0.10);
+}
+
+// Crucial P1 1 TB whole-drive fill (CAL:FILL, TPU): "about 140 GB" of cache at "1.6 GB/s",
+// "about 150 MB/s straight to QLC" after it, "recovers after idle". Inputs, tolerance 10 %:
+// the cache size (max_cell_share), the speeds in it (SLC t_prog_us) and after it (QLC
+// t_prog_us). The recovery: 200 GB written (the cache full, then QLC), 30 minutes idle, and
+// the next 8 GiB are written at cache speed again (at least 90 % of it), where without the
+// idle they go to QLC.
+#[test]
+fn crucial_p1_whole_drive_fill_and_recovery() {
+    let mut d = Drive::new(preset("crucial-p1-1tb")).unwrap();
+    let span = d.whole_span(128 * KIB);
+    let r = d.run(&Step::fill("fill", span)).unwrap();
+    let cache_speed = cache_speed_mbps(&r);
+    within("P1 cache GB", cache_estimate_gb(&r), 140.0, 0.10);
+    within("P1 MB/s in the cache", cache_speed, 1600.0, 0.10);
+    within("P1 MB/s after the cache", after_cache_mbps(&r), 150.0, 0.10);
+
+    let eight = |d: &mut Drive, offset: u64, idle_s: f64| {
+        d.run(
+            &Step::new("8 GiB", Op::Write, 128 * KIB, 8 * GIB)
+                .offset(offset)
+                .qd(32)
+                .idle_after(idle_s),
+        )
+        .unwrap()
+        .mbps()
+    };
+    d.run(&Step::purge("purge")).unwrap();
+    let past_cache = 200 * GIB;
+    d.run(&Step::new("past the cache", Op::Write, 128 * KIB, past_cache).qd(32))
+        .unwrap();
+    let busy = eight(&mut d, past_cache, 1800.0);
+    let rested = eight(&mut d, past_cache + 8 * GIB, 0.0);
+    eprintln!(
+        "P1 8 GiB past the cache: {busy:.0} MB/s at once, {rested:.0} MB/s after 30 minutes idle"
+    );
+    assert!(
+        busy < 0.2 * cache_speed && rested > 0.9 * cache_speed,
+        "8 GiB past the cache: {busy:.0} MB/s at once, {rested:.0} MB/s after 30 minutes idle (cache {cache_speed:.0})"
     );
 }

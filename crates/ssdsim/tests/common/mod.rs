@@ -26,22 +26,61 @@ pub fn fill_to(d: &mut Drive, frac: f64, idle_s: f64) -> u64 {
     bytes
 }
 
+/// Index of the first segment of a fill's first sustained drop: three consecutive
+/// segments under 70 % of the speed of the first four (the cache speed); None without one.
+pub fn first_sustained_drop(r: &StepResult) -> Option<usize> {
+    let pts = &r.per_gib;
+    let start = cache_speed_mbps(r);
+    (0..pts.len().saturating_sub(3)).find(|&i| pts[i..i + 3].iter().all(|p| p.mbps < 0.7 * start))
+}
+
+/// The speed of a fill's first four segments, MB/s: its speed in the cache.
+pub fn cache_speed_mbps(r: &StepResult) -> f64 {
+    r.per_gib.iter().take(4).map(|p| p.mbps).sum::<f64>() / 4.0
+}
+
 /// The METHODOLOGY.md / CALIBRATION.md cache estimate: GB written before the
 /// first sustained drop (three consecutive segments under 70 % of the speed of
 /// the first four).
 pub fn cache_estimate_gb(r: &StepResult) -> f64 {
     let pts = &r.per_gib;
-    let start = pts.iter().take(4).map(|p| p.mbps).sum::<f64>() / 4.0;
-    for i in 0..pts.len().saturating_sub(3) {
-        if pts[i..i + 3].iter().all(|p| p.mbps < 0.7 * start) {
-            return if i == 0 {
-                0.0
-            } else {
-                pts[i - 1].gib * GIB as f64 / 1e9
-            };
-        }
+    match first_sustained_drop(r) {
+        Some(0) => 0.0,
+        Some(i) => pts[i - 1].gib * GIB as f64 / 1e9,
+        None => pts.last().map(|p| p.gib * GIB as f64 / 1e9).unwrap_or(0.0),
     }
-    pts.last().map(|p| p.gib * GIB as f64 / 1e9).unwrap_or(0.0)
+}
+
+/// The level a fill writes at after its cache, MB/s: the median of the segments from the
+/// first sustained drop to the end (a level read off the curve, as a review reads it; bursts
+/// and a slower end phase move it less than they move the mean). 0 without a drop.
+pub fn after_cache_mbps(r: &StepResult) -> f64 {
+    let Some(i) = first_sustained_drop(r) else {
+        return 0.0;
+    };
+    let mut v: Vec<f64> = r.per_gib[i..].iter().map(|p| p.mbps).collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The spec-sheet state: a purged drive with `SPEC_SPAN` written sequentially (128 KiB,
+/// QD32) just before, as the client suite writes the data a test reads, and as a spec-sheet
+/// benchmark writes its test area; with no idle, the data is still where the writes put it
+/// (in the SLC cache of a drive with one). Returns the span written.
+pub fn spec_state(d: &mut Drive) -> u64 {
+    d.run(&Step::new("test area", Op::Write, 128 * KIB, SPEC_SPAN).qd(32))
+        .unwrap();
+    SPEC_SPAN
+}
+
+/// The test area of the spec-sheet state: 16 GiB, the client suite's burst span.
+pub const SPEC_SPAN: u64 = 16 * GIB;
+
+/// IOPS of 4 KiB `op` (random read or write) over `span` at queue depth `qd`, for 0.5 s.
+pub fn iops_4k(d: &mut Drive, op: Op, span: u64, qd: u32) -> f64 {
+    d.run(&Step::new("4 KiB", op, 4 * KIB, span).qd(qd).runtime(0.5))
+        .unwrap()
+        .iops()
 }
 
 /// A small, fast drive with round timings, for exact timing tests. `extra` is appended to [drive.cache].
