@@ -160,6 +160,12 @@ pub struct CellTiming {
     /// Bits per cell: 1 for SLC, 3 for TLC, 4 for QLC. Not a range: exactly the
     /// mode's value, checked with the cell modes.
     pub bits_per_cell: u32,
+    /// Reference-voltage senses needed to read each page type of a wordline (lower,
+    /// middle, upper, top), one entry per bit: page read times are in proportion, their
+    /// mean being `t_read_us` (absent: every page reads in `t_read_us`). A TLC Gray code
+    /// splits its 7 levels 1-2-4, 2-3-2 or 1-3-3; QLC's 15 e.g. 1-2-4-8 or 4-4-3-4.
+    /// Bound of each entry: [`bounds::READ_LEVELS`](crate::bounds::READ_LEVELS).
+    pub read_levels: Option<Vec<u32>>,
 }
 
 /// Controller (front-end and FTL processor) costs.
@@ -579,6 +585,20 @@ impl DriveConfig {
                         mode.bits()
                     )));
                 }
+                if let Some(levels) = &t.read_levels {
+                    let key = format!("drive.nand.{}.read_levels", mode.name());
+                    if levels.len() != mode.bits() as usize {
+                        return Err(ConfigError(format!(
+                            "{key} must have {} entries, one per page type of a wordline",
+                            mode.bits()
+                        )));
+                    }
+                    for (i, &l) in levels.iter().enumerate() {
+                        b::READ_LEVELS
+                            .check(&format!("{key}[{i}]"), l.into())
+                            .map_err(ConfigError)?;
+                    }
+                }
             }
         }
         if self.native_mode == CellMode::Slc {
@@ -829,6 +849,26 @@ busy_fold_ratio = 0.0
         assert_eq!(
             err(&base.replace("gc_idle_superblocks = 5", "gc_idle_superblocks = 32")),
             "drive.ftl.gc_idle_superblocks = 32 must be less than the drive's 32 superblocks (drive.geometry.blocks_per_plane)"
+        );
+    }
+
+    #[test]
+    fn read_levels_have_one_entry_per_page_type_within_bounds() {
+        let base = SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.001");
+        let with = |levels: &str| {
+            base.replace(
+                "t_prog_us = 700.0",
+                &format!("t_prog_us = 700.0\nread_levels = {levels}"),
+            )
+        };
+        assert!(DriveConfig::from_toml_str(&with("[1, 2, 4]")).is_ok());
+        assert_eq!(
+            err(&with("[1, 2]")),
+            "drive.nand.tlc.read_levels must have 3 entries, one per page type of a wordline"
+        );
+        assert_eq!(
+            err(&with("[1, 0, 4]")),
+            "drive.nand.tlc.read_levels[1] = 0 is outside 1..15 (senses)"
         );
     }
 
