@@ -159,6 +159,10 @@ pub const T_READ_US: Bound = Bound::real(1.0, 10_000.0, "µs");
 /// beyond any NAND.
 pub const T_PROG_US: Bound = Bound::real(1.0, 100_000.0, "µs");
 
+/// Each entry of `read_levels`: a page type of a wordline needs at least one and at
+/// most all 15 reference-voltage senses of a QLC cell (TLC has 7).
+pub const READ_LEVELS: Bound = Bound::integer(1, 15, "senses");
+
 /// `t_erase_us` of any cell mode: 1.5 to 25 ms on real NAND; 1 s is beyond any.
 pub const T_ERASE_US: Bound = Bound::real(10.0, 1_000_000.0, "µs");
 
@@ -212,6 +216,41 @@ pub const CACHE_SHARE: Bound = Bound::real(0.01, 1.0, "");
 /// `busy_fold_ratio`: SLC units folded per host unit written to native blocks, 0
 /// (fold only when idle) to about 1 on real drives; 16 is a wide margin.
 pub const BUSY_FOLD_RATIO: Bound = Bound::real(0.0, 16.0, "");
+
+// ------------------------------------------------------------------ [drive.mapping]
+
+/// `cache_mib`: memory for the mapping table: 16 to 64 MiB of host memory (HMB) on
+/// DRAM-less drives, 256 MiB to 4 GiB of DRAM on others (about 1 MiB per GB); 1 MiB
+/// to 64 GiB is a wide margin.
+pub const MAPPING_CACHE_MIB: Bound = Bound::real(1.0, 65_536.0, "MiB");
+
+/// `hit_ns`: a mapping lookup or update in DRAM costs tens of ns of controller time,
+/// in host memory (HMB, across PCIe) about 1 µs; 100 µs is a wide margin.
+pub const MAPPING_HIT_NS: Bound = Bound::real(0.0, 100_000.0, "ns");
+
+// ------------------------------------------------------------------ [drive.firmware]
+
+/// `journal_entry_bytes`: a journal record of one mapping change holds an address or
+/// two and a sequence number: 4 to 16 bytes; 64 is a wide margin.
+pub const JOURNAL_ENTRY_BYTES: Bound = Bound::integer(1, 64, "bytes");
+
+/// `checkpoint_mib`: journal written between two checkpoints of the mapping table:
+/// firmware bounds its replay time after a power loss to seconds, i.e. tens to
+/// hundreds of MiB of journal; 1 MiB to 64 GiB is a wide margin.
+pub const CHECKPOINT_MIB: Bound = Bound::real(1.0, 65_536.0, "MiB");
+
+/// `checkpoint_us`: controller time during which host commands wait while a
+/// checkpoint is taken: 0 (fully in the background) to milliseconds; 1 s is a wide margin.
+pub const CHECKPOINT_US: Bound = Bound::real(0.0, 1_000_000.0, "µs");
+
+/// `relocate_unit_ns`: controller time per 4 KiB unit relocated by garbage
+/// collection (its mapping update and copy bookkeeping): tens to hundreds of ns;
+/// 100 µs is a wide margin.
+pub const RELOCATE_UNIT_NS: Bound = Bound::real(0.0, 100_000.0, "ns");
+
+/// `read_ahead_kib`: sequential read-ahead of client drives is a few KiB to a few
+/// MiB (a drive without it leaves the key out); 64 MiB is a wide margin.
+pub const READ_AHEAD_KIB: Bound = Bound::integer(1, 65_536, "KiB");
 
 // ------------------------------------------------------------------ [drive.thermal]
 

@@ -9,7 +9,7 @@
 //! 512 B sectors that cover units in part (read-modify-write) are among them.
 
 use crate::config::tests::{full_text, numeric_keys, small, with_value};
-use crate::config::{CacheConfig, DriveConfig, StaticCacheConfig, VictimKind};
+use crate::config::{CacheConfig, DriveConfig, FirmwareConfig, StaticCacheConfig, VictimKind};
 use crate::controller::Controller;
 use crate::geometry::NONE;
 use crate::{Drive, Op, Step};
@@ -52,7 +52,15 @@ fn config(variant: u8, fill: f64) -> DriveConfig {
             })
         }
         3 => c.cache = CacheConfig::None,
-        _ => c.ftl.victim_policy = VictimKind::CostBenefit,
+        4 => c.ftl.victim_policy = VictimKind::CostBenefit,
+        _ => {
+            c.firmware = Some(FirmwareConfig {
+                journal_entry_bytes: 16,
+                checkpoint_mib: 1.0,
+                checkpoint_us: 100.0,
+                relocate_unit_ns: 200.0,
+            })
+        }
     }
     c.validate().unwrap();
     c
@@ -80,7 +88,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
 
     #[test]
-    fn no_data_is_lost(variant in 0u8..5, fill in prop_oneof![Just(0.5), Just(0.6), Just(0.75)],
+    fn no_data_is_lost(variant in 0u8..6, fill in prop_oneof![Just(0.5), Just(0.6), Just(0.75)],
                        actions in prop::collection::vec(action(1000), 200..1500)) {
         let cfg = config(variant, fill);
         let mut dev = Controller::new(&cfg).unwrap();
@@ -137,7 +145,7 @@ proptest! {
 /// Overwriting the whole logical space many times keeps every LBA's last version (GC heavy).
 #[test]
 fn repeated_full_overwrites_keep_data() {
-    for variant in 0..5 {
+    for variant in 0..6 {
         let cfg = config(variant, 0.75);
         let mut dev = Controller::new(&cfg).unwrap();
         let n = dev.geo().user_units as u32;

@@ -14,26 +14,39 @@ fn small_tlc_text() -> String {
     std::fs::read_to_string(p).unwrap()
 }
 
-/// The test preset with `(from, to)` replacements applied to its text.
-fn variant(changes: &[(&str, &str)]) -> Drive {
+/// The test preset's text with `(from, to)` replacements applied.
+fn variant_text(changes: &[(&str, &str)]) -> String {
     let mut text = small_tlc_text();
     for (from, to) in changes {
         assert!(text.contains(from), "{from}");
         text = text.replacen(from, to, 1);
     }
-    Drive::new(DriveConfig::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}"))).unwrap()
+    text
+}
+
+fn drive(text: &str) -> Drive {
+    Drive::new(DriveConfig::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"))).unwrap()
+}
+
+/// The test preset with `(from, to)` replacements applied to its text.
+fn variant(changes: &[(&str, &str)]) -> Drive {
+    drive(&variant_text(changes))
 }
 
 /// The test preset at 70 GB of raw NAND in 116 superblocks of 604 MB (201 MB in SLC mode),
 /// `user_gb` of it user capacity: a fill long enough for its phases to show in 1 GiB segments.
-fn seventy_gb(user_gb: &str, more: &[(&str, &str)]) -> Drive {
+fn seventy_gb_text(user_gb: &str, more: &[(&str, &str)]) -> String {
     let mut changes = vec![
         ("user_capacity_gb = 16.0", user_gb),
         ("blocks_per_plane = 24", "blocks_per_plane = 116"),
         ("pages_per_block = 1152", "pages_per_block = 576"),
     ];
     changes.extend_from_slice(more);
-    variant(&changes)
+    variant_text(&changes)
+}
+
+fn seventy_gb(user_gb: &str, more: &[(&str, &str)]) -> Drive {
+    drive(&seventy_gb_text(user_gb, more))
 }
 
 fn fill(d: &mut Drive) -> StepResult {
@@ -190,4 +203,185 @@ fn writes_after_a_large_trim_do_not_stall() {
     eprintln!("longest write after trimming the drive: {max_ms:.2} ms");
     assert!(max_ms < 4.0 * 3.5, "a write waited {max_ms:.1} ms");
     d.check_invariants().unwrap();
+}
+
+/// The latency summary of QD1 4 KiB random writes for 2 s on the test preset filled
+/// whole, with `extra` appended to the preset (e.g. a `[drive.firmware]` section).
+fn qd1_random_writes(extra: &str) -> ssdsim::Latency {
+    let text = small_tlc_text() + extra;
+    let mut d = Drive::new(DriveConfig::from_toml_str(&text).unwrap()).unwrap();
+    fill(&mut d);
+    let span = d.whole_span(4 * KIB);
+    let r = d
+        .run(&Step::new("qd1", Op::RandWrite, 4 * KIB, span).runtime(2.0))
+        .unwrap();
+    r.write.unwrap().latency
+}
+
+const FIRMWARE: &str = "
+[drive.firmware]
+journal_entry_bytes = 8
+checkpoint_mib = 1.0
+checkpoint_us = 2000.0
+relocate_unit_ns = 300.0
+";
+
+// B4: firmware work in the host's path (garbage collection's steps in the write path,
+// checkpoints of the mapping table) gives QD1 writes on a full drive a latency
+// distribution: a 99th percentile above the mean and a millisecond maximum. Without it,
+// nearly every write completes as soon as its data is buffered.
+#[test]
+fn firmware_work_gives_write_latency_tails() {
+    let plain = qd1_random_writes("");
+    let busy = qd1_random_writes(FIRMWARE);
+    let show = |l: &ssdsim::Latency| {
+        format!(
+            "mean {:.1} p99 {:.1} p99.99 {:.1} max {:.1} us",
+            l.mean_ns / 1e3,
+            l.p99_ns as f64 / 1e3,
+            l.p99_99_ns as f64 / 1e3,
+            l.max_ns as f64 / 1e3
+        )
+    };
+    eprintln!(
+        "QD1 random writes, full drive: without firmware work {}; with {}",
+        show(&plain),
+        show(&busy)
+    );
+    assert!(
+        (plain.p99_ns as f64) < 1.05 * plain.mean_ns,
+        "{}",
+        show(&plain)
+    );
+    assert!(busy.p99_ns as f64 > 1.15 * busy.mean_ns, "{}", show(&busy));
+    assert!(
+        busy.max_ns > 1_000_000 && busy.max_ns > 2 * plain.max_ns,
+        "{}",
+        show(&busy)
+    );
+}
+
+/// MB/s of 128 KiB reads at QD1 over 2 GiB of data, sequential or random, with `extra`
+/// changes to the preset.
+fn qd1_reads_mbps(changes: &[(&str, &str)], op: Op) -> f64 {
+    let mut d = variant(changes);
+    fill_to(&mut d, 0.25, 600.0);
+    d.run(&Step::new("reads", op, 128 * KIB, 2 * GIB).runtime(0.5))
+        .unwrap()
+        .mbps()
+}
+
+// B7: with read-ahead, sequential reads at QD1 find their data already fetched; without it
+// they are no faster than random reads of the same size.
+#[test]
+fn read_ahead_speeds_up_sequential_reads_at_qd1() {
+    let ahead = [(
+        "write_buffer_kib = 4096",
+        "write_buffer_kib = 4096\nread_ahead_kib = 512",
+    )];
+    let (seq, rand) = (
+        qd1_reads_mbps(&[], Op::Read),
+        qd1_reads_mbps(&[], Op::RandRead),
+    );
+    let (seq_ra, rand_ra) = (
+        qd1_reads_mbps(&ahead, Op::Read),
+        qd1_reads_mbps(&ahead, Op::RandRead),
+    );
+    eprintln!("QD1 128 KiB reads: sequential {seq:.0} / random {rand:.0} MB/s without read-ahead, {seq_ra:.0} / {rand_ra:.0} with");
+    assert!(
+        seq < 1.1 * rand,
+        "without read-ahead: sequential {seq:.0}, random {rand:.0}"
+    );
+    assert!(
+        seq_ra > 1.5 * rand_ra,
+        "with read-ahead: sequential {seq_ra:.0}, random {rand_ra:.0}"
+    );
+}
+
+/// Mean latency of QD1 4 KiB random reads over `span` of written data, µs.
+fn qd1_read_us(extra: &str, span: u64) -> f64 {
+    let text = small_tlc_text() + extra;
+    let mut d = Drive::new(DriveConfig::from_toml_str(&text).unwrap()).unwrap();
+    fill_to(&mut d, 1.0, 3600.0); // idle long enough to fold the cache: every read is of TLC
+    let r = d
+        .run(&Step::new("reads", Op::RandRead, 4 * KIB, span).runtime(0.5))
+        .unwrap();
+    r.read.unwrap().latency.mean_ns / 1e3
+}
+
+// B9: a DRAM-less drive holds 1 MiB of its 16 MiB mapping table in host memory (64 map
+// pages of 16 MiB of data each): random reads within 512 MiB find their map pages held,
+// reads across the drive mostly read a map page from NAND first. A drive with the whole
+// table in DRAM reads both alike.
+#[test]
+fn a_dram_less_drive_reads_slower_across_a_large_span() {
+    let hmb = "\n[drive.mapping]\ncache_mib = 1.0\nhit_ns = 1000.0\n";
+    let (near, far) = (qd1_read_us(hmb, 512 * MIB), qd1_read_us(hmb, 14 * GIB));
+    let (near_dram, far_dram) = (qd1_read_us("", 512 * MIB), qd1_read_us("", 14 * GIB));
+    eprintln!("QD1 4 KiB random reads: HMB {near:.1} us within 512 MiB, {far:.1} us across the drive; DRAM {near_dram:.1} / {far_dram:.1} us");
+    assert!(far > near + 20.0, "HMB: {far:.1} vs {near:.1} us");
+    assert!(
+        (far_dram - near_dram).abs() < 2.0,
+        "DRAM: {far_dram:.1} vs {near_dram:.1} us"
+    );
+}
+
+/// 4 KiB random write IOPS at QD32 for 5 s on the 70 GB variant with 10 % spare, filled
+/// `frac` (then idle 60 s), with `extra` appended to the preset.
+fn random_write_iops(extra: &str, frac: f64) -> f64 {
+    let mut d = drive(&(seventy_gb_text("user_capacity_gb = 63.7", &[]) + extra));
+    fill_to(&mut d, frac, 60.0);
+    let span = d.whole_span(4 * KIB);
+    let step = Step::new("rw", Op::RandWrite, 4 * KIB, span)
+        .qd(32)
+        .runtime(5.0);
+    d.run(&step).unwrap().iops()
+}
+
+// B8: random-write IOPS in each fill state come from what limits them: the controller's
+// command cost on a nearly empty drive, and on a full one garbage collection, whose NAND
+// work and controller time per relocated unit both take from the host (5 s of writes: the
+// full drive's small cache and spare are used up within the first seconds).
+#[test]
+fn random_write_iops_fall_as_garbage_collection_takes_over() {
+    let empty = random_write_iops(FIRMWARE, 0.1);
+    let full = random_write_iops(FIRMWARE, 1.0);
+    let full_without = random_write_iops("", 1.0);
+    eprintln!("4 KiB QD32 random write: {empty:.0} IOPS at 10 %, {full:.0} full ({full_without:.0} without firmware work)");
+    assert!(empty > 250e3, "{empty:.0}");
+    assert!(full < 0.9 * empty, "{full:.0} vs {empty:.0}");
+    assert!(full < full_without, "{full:.0} vs {full_without:.0}");
+}
+
+/// Latency of QD1 4 KiB random reads over the test preset's data, all in TLC, with
+/// `changes` to the preset.
+fn qd1_read_latency(changes: &[(&str, &str)]) -> ssdsim::Latency {
+    let mut d = variant(changes);
+    fill_to(&mut d, 1.0, 3600.0); // the cache folded: every read is of TLC
+    let span = d.whole_span(4 * KIB);
+    let r = d
+        .run(&Step::new("reads", Op::RandRead, 4 * KIB, span).runtime(1.0))
+        .unwrap();
+    r.read.unwrap().latency
+}
+
+// B4 (read QoS at QD1): the page types of a TLC wordline need different numbers of
+// reference-voltage senses (here 1-2-4), so random reads of an idle drive have a latency
+// distribution around the same mean; with every page alike, they have none.
+#[test]
+fn page_types_give_qd1_reads_a_latency_distribution() {
+    let alike = qd1_read_latency(&[]);
+    let levels = [(
+        "t_prog_us = 600.0",
+        "t_prog_us = 600.0\nread_levels = [1, 2, 4]",
+    )];
+    let typed = qd1_read_latency(&levels);
+    let ratio = |l: &ssdsim::Latency| l.p99_99_ns as f64 / l.mean_ns;
+    eprintln!(
+        "QD1 random reads: alike mean {:.1} us, p99.99/mean {:.2}; 1-2-4 page types mean {:.1} us, p99.99/mean {:.2}",
+        alike.mean_ns / 1e3, ratio(&alike), typed.mean_ns / 1e3, ratio(&typed)
+    );
+    assert!(ratio(&alike) < 1.05);
+    assert!(ratio(&typed) > 1.3);
+    assert!((typed.mean_ns / alike.mean_ns - 1.0).abs() < 0.05);
 }

@@ -30,6 +30,10 @@ pub struct ControllerConfig {
     /// Write buffer (DRAM/SRAM) per write stream, KiB: how far host writes may run ahead of NAND programs.
     /// Bound: [`bounds::WRITE_BUFFER_KIB`](crate::bounds::WRITE_BUFFER_KIB).
     pub write_buffer_kib: u32,
+    /// Sequential read-ahead, KiB: a read that continues the previous one has the
+    /// controller read this much further ahead (absent: none).
+    /// Bound: [`bounds::READ_AHEAD_KIB`](crate::bounds::READ_AHEAD_KIB).
+    pub read_ahead_kib: Option<u32>,
 }
 
 impl Section for ControllerConfig {
@@ -54,5 +58,6 @@ impl Section for ControllerConfig {
             self.write_buffer_kib,
             &b::WRITE_BUFFER_KIB,
         );
+        f.add_some("read_ahead_kib", self.read_ahead_kib, &b::READ_AHEAD_KIB);
     }
 }

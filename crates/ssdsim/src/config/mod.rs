@@ -18,9 +18,11 @@
 mod cache;
 mod controller;
 mod fields;
+mod firmware;
 mod ftl;
 mod geometry;
 mod host;
+mod mapping;
 mod nand;
 mod power;
 #[cfg(test)]
@@ -31,9 +33,11 @@ mod wear;
 pub use cache::{CacheConfig, DynamicCacheConfig, StaticCacheConfig};
 pub use controller::ControllerConfig;
 pub use fields::BoundedField;
+pub use firmware::FirmwareConfig;
 pub use ftl::{FtlConfig, VictimKind};
 pub use geometry::GeometryConfig;
 pub use host::{HostConfig, LinkKind};
+pub use mapping::MappingConfig;
 pub use nand::{CellMode, CellTiming, NandConfig};
 pub use power::PowerConfig;
 pub use thermal::ThermalConfig;
@@ -81,6 +85,10 @@ pub struct DriveConfig {
     pub host: HostConfig,
     pub ftl: FtlConfig,
     pub cache: CacheConfig,
+    /// Where the mapping table lives; absent: all of it in the drive's DRAM.
+    pub mapping: Option<MappingConfig>,
+    /// The firmware's own work on the mapping table; absent: none is modelled.
+    pub firmware: Option<FirmwareConfig>,
     pub thermal: Option<ThermalConfig>,
     pub power: Option<PowerConfig>,
     pub wear: Option<WearConfig>,
@@ -177,6 +185,8 @@ impl DriveConfig {
             &self.host,
             &self.ftl,
             &self.cache,
+            &self.mapping,
+            &self.firmware,
             &self.thermal,
             &self.power,
             &self.wear,

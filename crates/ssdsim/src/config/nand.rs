@@ -101,6 +101,12 @@ pub struct CellTiming {
     /// Bits per cell: 1 for SLC, 3 for TLC, 4 for QLC. Not a range: exactly the
     /// mode's value, checked with the cell mode.
     pub bits_per_cell: u32,
+    /// Reference-voltage senses needed to read each page type of a wordline (lower,
+    /// middle, upper, top), one entry per bit: page read times are in proportion, their
+    /// mean being `t_read_us` (absent: every page reads in `t_read_us`). A TLC Gray code
+    /// splits its 7 levels 1-2-4, 2-3-2 or 1-3-3; QLC's 15 e.g. 1-2-4-8 or 4-4-3-4.
+    /// Bound of each entry: [`bounds::READ_LEVELS`](crate::bounds::READ_LEVELS).
+    pub read_levels: Option<Vec<u32>>,
 }
 
 /// The table of a cell mode is named after the mode (`drive.nand.tlc`), so its
@@ -113,7 +119,7 @@ impl CellTiming {
         f.add("t_erase_us", self.t_erase_us, &b::T_ERASE_US);
     }
 
-    /// Each cell mode has its own bits per cell.
+    /// Each cell mode has its own bits per cell, and read levels for each page type.
     fn validate(&self, mode: CellMode) -> Result<(), ConfigError> {
         if self.bits_per_cell != mode.bits() {
             return Err(ConfigError(format!(
@@ -122,6 +128,20 @@ impl CellTiming {
                 mode.bits()
             )));
         }
-        Ok(())
+        let Some(levels) = &self.read_levels else {
+            return Ok(());
+        };
+        let key = format!("drive.nand.{}.read_levels", mode.name());
+        if levels.len() != mode.bits() as usize {
+            return Err(ConfigError(format!(
+                "{key} must have {} entries, one per page type of a wordline",
+                mode.bits()
+            )));
+        }
+        levels.iter().enumerate().try_for_each(|(i, &l)| {
+            b::READ_LEVELS
+                .check(&format!("{key}[{i}]"), l.into())
+                .map_err(ConfigError)
+        })
     }
 }

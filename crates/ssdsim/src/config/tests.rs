@@ -147,6 +147,10 @@ pub fn full_text() -> String {
             "channel_mbps = 800.0",
             "channel_mbps = 800.0\nsuspend_us = 30.0",
         )
+        .replace(
+            "write_buffer_kib = 64",
+            "write_buffer_kib = 64\nread_ahead_kib = 256",
+        )
         + OPTIONAL_SECTIONS
 }
 
@@ -162,6 +166,16 @@ pub fn full_static_text() -> String {
 }
 
 const OPTIONAL_SECTIONS: &str = r#"
+[drive.mapping]
+cache_mib = 1.0
+hit_ns = 500.0
+
+[drive.firmware]
+journal_entry_bytes = 8
+checkpoint_mib = 64.0
+checkpoint_us = 500.0
+relocate_unit_ns = 100.0
+
 [drive.nand.qlc]
 t_read_us = 110.0
 t_prog_us = 3500.0
@@ -391,5 +405,25 @@ fn a_geometry_beyond_32_bit_page_addresses_is_refused() {
         err(&many_blocks).starts_with("drive.geometry: 4 KiB units in the NAND array = "),
         "{}",
         err(&many_blocks)
+    );
+}
+
+#[test]
+fn read_levels_have_one_entry_per_page_type_within_bounds() {
+    let base = SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.001");
+    let with = |levels: &str| {
+        base.replace(
+            "t_prog_us = 700.0",
+            &format!("t_prog_us = 700.0\nread_levels = {levels}"),
+        )
+    };
+    assert!(DriveConfig::from_toml_str(&with("[1, 2, 4]")).is_ok());
+    assert_eq!(
+        err(&with("[1, 2]")),
+        "drive.nand.tlc.read_levels must have 3 entries, one per page type of a wordline"
+    );
+    assert_eq!(
+        err(&with("[1, 0, 4]")),
+        "drive.nand.tlc.read_levels[1] = 0 is outside 1..15 (senses)"
     );
 }

@@ -1,13 +1,21 @@
 //! The back end every part of the controller schedules on: the FTL's state, the
-//! NAND timelines and the activity counters, kept consistent with each other.
+//! NAND timelines, the mapping table's residency, the firmware's metadata work
+//! and the activity counters, kept consistent with each other.
 //!
 //! Contract: a placement that completes a program unit schedules its program at
 //! the time the last of its data is ready; a superblock opened without an erase
-//! behind it is erased first (deferred erase); the counters count every unit
-//! the host wrote and the NAND programmed, and every relocation and erase.
+//! behind it is erased first (deferred erase); every mapping change is
+//! journaled and every map page access goes through the mapping cache, their
+//! NAND work scheduled at once and their controller time owed to the command
+//! that caused them ([`take_owed_ns`](Flash::take_owed_ns)); the counters count
+//! every unit the host wrote and the NAND programmed (metadata included), and
+//! every relocation and erase.
 
+use super::firmware::{Due, Firmware};
+use super::mapping::MappingCache;
+use crate::config::DriveConfig;
 use crate::ftl::{EraseMode, Ftl, Stream};
-use crate::geometry::Ppa;
+use crate::geometry::{FastDiv, Ppa};
 use crate::nand::Nand;
 
 /// Cumulative activity, in 4 KiB units and operations.
@@ -29,16 +37,121 @@ pub struct Flash {
     pub activity: Activity,
     /// Per stream: the latest time at which data of its program unit being filled is ready.
     pu_ready: [u64; 3],
+    mapping: MappingCache,
+    /// Map page of an LBA: division by the entries of a map page.
+    map_page_of: FastDiv,
+    firmware: Option<Firmware>,
+    /// Controller time owed to metadata work since it was last taken, ps.
+    owed_ps: u64,
+    /// Die of the next metadata program (journal and map pages), in turn.
+    next_meta_die: u32,
 }
 
 impl Flash {
-    pub fn new(ftl: Ftl, nand: Nand) -> Flash {
+    pub fn new(cfg: &DriveConfig, ftl: Ftl, nand: Nand) -> Flash {
+        let mapping = MappingCache::new(cfg, ftl.geo());
+        let units_per_page = mapping.units_per_page();
+        let map_pages = ftl.geo().user_units.div_ceil(units_per_page as u64);
         Flash {
+            firmware: Firmware::new(cfg, ftl.geo(), map_pages),
+            map_page_of: FastDiv::new(units_per_page),
+            mapping,
             ftl,
             nand,
             activity: Activity::default(),
             pu_ready: [0; 3],
+            owed_ps: 0,
+            next_meta_die: 0,
         }
+    }
+
+    /// Controller time owed to metadata work since the last call, ns.
+    #[inline]
+    pub fn take_owed_ns(&mut self) -> u64 {
+        std::mem::take(&mut self.owed_ps).div_ceil(1000)
+    }
+
+    /// Map page of `lba`.
+    #[inline]
+    fn map_page(&self, lba: u32) -> u64 {
+        self.map_page_of.div(lba) as u64
+    }
+
+    /// Look up the map pages of `units` units from `lba` for a read from `t` on;
+    /// returns when their entries are known (after NAND reads of pages not held).
+    pub fn look_up(&mut self, lba: u64, units: u64, t: u64) -> u64 {
+        let (first, last) = (
+            self.map_page(lba as u32),
+            self.map_page((lba + units - 1) as u32),
+        );
+        (first..=last)
+            .map(|page| self.touch_map(page, false, t))
+            .max()
+            .unwrap_or(t)
+    }
+
+    /// Access map page `page` at `t` (changing it when `update`); returns when it is in memory.
+    #[inline]
+    fn touch_map(&mut self, page: u64, update: bool, t: u64) -> u64 {
+        self.owed_ps += self.mapping.hit_ps();
+        if self.mapping.holds_all() {
+            return t;
+        }
+        let access = self.mapping.access(page, update);
+        if access.write_back {
+            self.program_metadata(self.mapping.page_units(), t);
+        }
+        if !access.miss {
+            return t;
+        }
+        // Map pages are kept in SLC mode, spread over the dies.
+        let die = (page % self.nand.dies() as u64) as u32;
+        self.nand.read(die, true, 0, self.mapping.page_units(), t)
+    }
+
+    /// Record `changes` mapping changes of the units from `lba` to `last` at `t`:
+    /// their map pages are updated in memory and the journal grows.
+    #[inline]
+    pub fn note_changes(&mut self, lba: u32, last: u32, changes: u64, t: u64) {
+        let (first_page, last_page) = (self.map_page(lba), self.map_page(last));
+        for page in first_page..=last_page {
+            self.touch_map(page, true, t);
+        }
+        let Some(fw) = &mut self.firmware else {
+            return;
+        };
+        let mut due = fw.record(changes, first_page);
+        for page in first_page + 1..=last_page {
+            let more = fw.record(0, page);
+            due.journal_pages += more.journal_pages;
+            due.checkpoint_pages = due.checkpoint_pages.or(more.checkpoint_pages);
+        }
+        if due != Due::default() {
+            self.do_metadata_work(due, t);
+        }
+    }
+
+    /// Program the journal pages and checkpoint that fell due at `t`.
+    fn do_metadata_work(&mut self, due: Due, t: u64) {
+        let journal_units = self.ftl.geo().units_per_pu;
+        for _ in 0..due.journal_pages {
+            self.program_metadata(journal_units, t);
+        }
+        if let Some(pages) = due.checkpoint_pages {
+            let fw = self.firmware.as_ref().expect("due only with firmware work");
+            self.owed_ps += fw.checkpoint_ns() * 1000;
+            for _ in 0..pages {
+                self.program_metadata(self.mapping.page_units(), t);
+            }
+        }
+    }
+
+    /// Program `units` units of metadata in SLC mode on the next die in turn, from `t`.
+    fn program_metadata(&mut self, units: u32, t: u64) {
+        let die = self.next_meta_die;
+        self.next_meta_die = (die + 1) % self.nand.dies();
+        self.activity.nand_units += units as u64;
+        self.nand.program(die, true, units, t);
     }
 
     /// Open a superblock for `stream` at `t`, erasing it first if it still holds old data.
@@ -72,11 +185,28 @@ impl Flash {
         (ppa, self.after_placement(ppa, stream, pu_done, ready))
     }
 
-    /// Move the valid page `ppa` to the relocation stream, its data ready at `ready`.
+    /// Move the valid page `ppa` to the relocation stream, its data ready at `ready`:
+    /// a mapping change, and controller time owed for the relocation.
     #[inline]
     pub fn relocate(&mut self, ppa: Ppa, ready: u64) {
+        let lba = self.ftl.p2l(ppa as usize);
         let (new, pu_done) = self.ftl.relocate(ppa);
         self.after_placement(new, Stream::Reloc, pu_done, ready);
+        if let Some(fw) = &self.firmware {
+            self.owed_ps += fw.relocate_unit_ps();
+        }
+        if self.firmware.is_some() || !self.mapping.holds_all() {
+            self.note_changes(lba, lba, 1, ready);
+        }
+    }
+
+    /// Unmap `units` units from `lba` at `t` (TRIM): one journal record for the range,
+    /// every map page of the range changed.
+    pub fn trim(&mut self, lba: u64, units: u64, t: u64) {
+        for l in lba..lba + units {
+            self.ftl.trim(l as u32);
+        }
+        self.note_changes(lba as u32, (lba + units - 1) as u32, 1, t);
     }
 
     #[inline]
@@ -101,30 +231,40 @@ impl Flash {
         Some(self.nand.program(die, slc, units, ready))
     }
 
-    /// The die holding `ppa` and the cell mode its superblock was written in.
+    /// Where `ppa` lies: its die, whether its superblock was written in SLC mode, and
+    /// its wordline row (the page type, hence the read time, depends on it).
     #[inline]
-    fn die_and_mode(&self, ppa: Ppa) -> (u32, bool) {
+    fn locate(&self, ppa: Ppa) -> (u32, bool, u32) {
         let g = self.ftl.geo();
-        let sb = g.superblock_of(ppa);
-        (g.die_of_pu(g.pu_of(ppa)), self.ftl.is_slc(sb))
+        let pu = g.pu_of(ppa);
+        (
+            g.die_of_pu(pu),
+            self.ftl.is_slc(g.superblock_of(ppa)),
+            g.row_of_pu(pu),
+        )
     }
 
     /// Sense `n` units of the program unit holding `ppa` for the drive's own work, from `t`.
     #[inline]
     pub fn read_own(&mut self, ppa: Ppa, n: u32, t: u64) -> u64 {
-        let (die, slc) = self.die_and_mode(ppa);
-        self.nand.read(die, slc, n, t)
+        let (die, slc, row) = self.locate(ppa);
+        self.nand.read(die, slc, row, n, t)
     }
 
     /// Sense `n` units of the program unit holding `ppa` for the host, from `t`.
     #[inline]
     pub fn read_for_host(&mut self, ppa: Ppa, n: u32, t: u64) -> u64 {
-        let (die, slc) = self.die_and_mode(ppa);
-        self.nand.host_read(die, slc, n, t)
+        let (die, slc, row) = self.locate(ppa);
+        self.nand.host_read(die, slc, row, n, t)
     }
 
-    /// Forget the write points' pending data times (purge).
+    /// Forget the write points' pending data times and the metadata state (purge).
     pub fn forget_pending(&mut self) {
         self.pu_ready = [0; 3];
+        self.mapping.clear();
+        if let Some(fw) = &mut self.firmware {
+            fw.clear();
+        }
+        self.owed_ps = 0;
     }
 }

@@ -8,11 +8,17 @@
 //! - [`write_buffer`]: writes complete when their data is buffered, and the
 //!   buffer drains at the speed of the NAND programs;
 //! - [`reclaim`]: garbage collection and folding, forced, background and idle;
-//! - [`flash`]: the FTL, the NAND timelines and the activity counters together;
+//! - [`flash`]: the FTL, the NAND timelines and the activity counters together,
+//!   with the mapping table's residency ([`mapping`]) and the firmware's journal
+//!   and checkpoints ([`firmware`]);
+//! - [`read_ahead`]: sequential reads fetched ahead;
 //! - the cache policy (`crate::cache`) decides between SLC and native writes.
 
+pub mod firmware;
 pub mod flash;
 pub mod host;
+pub mod mapping;
+pub mod read_ahead;
 pub mod reclaim;
 pub mod write_buffer;
 
@@ -24,6 +30,7 @@ use crate::nand::Nand;
 use crate::step::Counters;
 use flash::{Activity, Flash};
 use host::HostInterface;
+use read_ahead::ReadAhead;
 use reclaim::Reclaim;
 use write_buffer::WriteBuffer;
 
@@ -41,6 +48,7 @@ pub struct Controller {
     /// Write buffers of the two host streams (SLC and native).
     buffers: [WriteBuffer; 2],
     reclaim: Reclaim,
+    read_ahead: Option<ReadAhead>,
     cache: Box<dyn CachePolicy>,
     /// Host units written when the cache policy may next be asked for an SLC superblock.
     slc_recheck: u64,
@@ -62,10 +70,11 @@ impl Controller {
             host: HostInterface::new(cfg),
             buffers: [WriteBuffer::new(slots), WriteBuffer::new(slots)],
             reclaim: Reclaim::new(cfg),
+            read_ahead: ReadAhead::new(cfg),
             cache: cache::from_config(cfg),
             slc_recheck: 0,
             native_since_fold: 0,
-            flash: Flash::new(Ftl::new(geo, cfg.ftl.victim_policy)?, nand),
+            flash: Flash::new(cfg, Ftl::new(geo, cfg.ftl.victim_policy)?, nand),
             #[cfg(test)]
             seq: 0,
         })
@@ -109,7 +118,22 @@ impl Controller {
             done = done.max(accepted);
             i += n;
         }
+        if let Some(ra) = &mut self.read_ahead {
+            ra.forget();
+        }
+        // Reclaim and metadata work done in this command's path: it completes after them.
+        let done = done.max(self.pay_owed(arrival));
         self.host.complete_write(done)
+    }
+
+    /// The controller time owed to metadata and reclaim work done for the command just
+    /// handled, from `t` on: later commands wait for it. Returns when it is done.
+    #[inline]
+    fn pay_owed(&mut self, t: u64) -> u64 {
+        match self.flash.take_owed_ns() {
+            0 => t,
+            owed => self.host.stall(t, owed),
+        }
     }
 
     /// Write `bytes` at byte offset `off`, issued at `t`; returns the completion time.
@@ -145,21 +169,50 @@ impl Controller {
     /// Read `units` units from `lba`; returns the completion time.
     pub fn read(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
         self.flash.nand.prune(t);
-        let start = self.host.start_read(t);
-        let mut ready = start;
+        let processed = self.host.start_read(t);
+        let looked_up = self.flash.look_up(lba, units as u64, processed);
+        let owed = self.flash.take_owed_ns();
+        if owed > 0 {
+            self.host.stall(t, owed);
+        }
+        let start = looked_up.max(processed + owed);
+        let (fetched, fetch) = match &mut self.read_ahead {
+            Some(ra) => ra.on_read(lba, units as u64),
+            None => (None, None),
+        };
+        let ready = match fetched {
+            Some(ready) => ready.max(start),
+            None => self.read_nand(lba, units as u64, start),
+        };
+        if let Some((first, end)) = fetch {
+            let end = end.min(self.geo().user_units);
+            if first < end {
+                let ahead = self.read_nand(first, end - first, start);
+                if let Some(ra) = &mut self.read_ahead {
+                    ra.fetched(first, end, ahead);
+                }
+            }
+        }
+        self.host.send_read(ready, bytes)
+    }
+
+    /// Read the data of `units` units from `lba` out of the NAND from `t`; returns when
+    /// all of it is in the controller. Unmapped units (zeroes) and units still in the
+    /// write buffer need no NAND read; units of one program unit are read together.
+    fn read_nand(&mut self, lba: u64, units: u64, t: u64) -> u64 {
+        let mut ready = t;
         let upu = self.geo().units_per_pu;
         let mut i = 0u64;
-        while i < units as u64 {
+        while i < units {
             let ftl = &self.flash.ftl;
             let ppa = ftl.l2p((lba + i) as usize);
             i += 1;
             if ppa == NONE {
-                continue; // unmapped: zeroes, no NAND access
+                continue;
             }
-            // Units of the same program unit that follow are read with it.
             let pu_addr = ppa / upu;
             let mut n = 1;
-            while i < units as u64 {
+            while i < units {
                 let p2 = ftl.l2p((lba + i) as usize);
                 if p2 == NONE || p2 / upu != pu_addr {
                     break;
@@ -168,20 +221,22 @@ impl Controller {
                 i += 1;
             }
             if ftl.in_open_pu(ppa) {
-                continue; // still in the write buffer
+                continue;
             }
-            ready = ready.max(self.flash.read_for_host(ppa, n, start));
+            ready = ready.max(self.flash.read_for_host(ppa, n, t));
         }
-        self.host.send_read(ready, bytes)
+        ready
     }
 
     /// Unmap `units` units from `lba`; returns the completion time. The superblocks
     /// it empties are erased later, when they are next needed or in idle time.
     pub fn trim(&mut self, lba: u64, units: u64, t: u64) -> u64 {
-        for l in lba..lba + units {
-            self.flash.ftl.trim(l as u32);
+        self.flash.trim(lba, units, t);
+        if let Some(ra) = &mut self.read_ahead {
+            ra.forget();
         }
-        self.host.process_trim(t, units)
+        let done = self.host.process_trim(t, units);
+        done.max(self.pay_owed(t))
     }
 
     /// Return to fresh-out-of-box at time `t`: everything unmapped, every used
@@ -191,6 +246,9 @@ impl Controller {
         let erased = self.flash.ftl.purge();
         self.flash.forget_pending();
         self.reclaim.reset();
+        if let Some(ra) = &mut self.read_ahead {
+            ra.forget();
+        }
         self.slc_recheck = 0;
         self.native_since_fold = 0;
         let end = start + erased * self.flash.nand.mode(false).erase;
@@ -250,6 +308,7 @@ impl Controller {
             }
         }
         self.flash.activity.host_units += n as u64;
+        self.flash.note_changes(lba, lba + n - 1, n as u64, t);
         self.reclaim.keep_pace(&mut self.flash, t, n);
         if stream == Stream::HostNative {
             self.native_since_fold += n;
@@ -269,6 +328,8 @@ impl Controller {
     pub fn idle(&mut self, t0: u64, t1: u64) {
         self.reclaim
             .idle(&mut self.flash, self.cache.idle_fold(), t0, t1);
+        // The controller does the work's share from the start of the idle on.
+        self.pay_owed(t0);
     }
 
     /// Snapshot of the counters.
