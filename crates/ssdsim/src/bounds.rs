@@ -159,6 +159,10 @@ pub const T_READ_US: Bound = Bound::real(1.0, 10_000.0, "µs");
 /// beyond any NAND.
 pub const T_PROG_US: Bound = Bound::real(1.0, 100_000.0, "µs");
 
+/// Each entry of `read_levels`: a page type of a wordline needs at least one and at
+/// most all 15 reference-voltage senses of a QLC cell (TLC has 7).
+pub const READ_LEVELS: Bound = Bound::integer(1, 15, "senses");
+
 /// `t_erase_us` of any cell mode: 1.5 to 25 ms on real NAND; 1 s is beyond any.
 pub const T_ERASE_US: Bound = Bound::real(10.0, 1_000_000.0, "µs");
 

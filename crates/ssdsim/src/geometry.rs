@@ -184,6 +184,12 @@ impl Geometry {
         self.div_dies.rem(pu)
     }
 
+    /// Wordline page row of a program unit within its block (program units stripe across dies).
+    #[inline]
+    pub fn row_of_pu(&self, pu: u32) -> u32 {
+        self.div_dies.div(pu)
+    }
+
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
         die % self.channels

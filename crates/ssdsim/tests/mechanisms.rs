@@ -352,3 +352,36 @@ fn random_write_iops_fall_as_garbage_collection_takes_over() {
     assert!(full < 0.9 * empty, "{full:.0} vs {empty:.0}");
     assert!(full < full_without, "{full:.0} vs {full_without:.0}");
 }
+
+/// Latency of QD1 4 KiB random reads over the test preset's data, all in TLC, with
+/// `changes` to the preset.
+fn qd1_read_latency(changes: &[(&str, &str)]) -> ssdsim::Latency {
+    let mut d = variant(changes);
+    fill_to(&mut d, 1.0, 3600.0); // the cache folded: every read is of TLC
+    let span = d.whole_span(4 * KIB);
+    let r = d
+        .run(&Step::new("reads", Op::RandRead, 4 * KIB, span).runtime(1.0))
+        .unwrap();
+    r.read.unwrap().latency
+}
+
+// B4 (read QoS at QD1): the page types of a TLC wordline need different numbers of
+// reference-voltage senses (here 1-2-4), so random reads of an idle drive have a latency
+// distribution around the same mean; with every page alike, they have none.
+#[test]
+fn page_types_give_qd1_reads_a_latency_distribution() {
+    let alike = qd1_read_latency(&[]);
+    let levels = [(
+        "t_prog_us = 600.0",
+        "t_prog_us = 600.0\nread_levels = [1, 2, 4]",
+    )];
+    let typed = qd1_read_latency(&levels);
+    let ratio = |l: &ssdsim::Latency| l.p99_99_ns as f64 / l.mean_ns;
+    eprintln!(
+        "QD1 random reads: alike mean {:.1} us, p99.99/mean {:.2}; 1-2-4 page types mean {:.1} us, p99.99/mean {:.2}",
+        alike.mean_ns / 1e3, ratio(&alike), typed.mean_ns / 1e3, ratio(&typed)
+    );
+    assert!(ratio(&alike) < 1.05);
+    assert!(ratio(&typed) > 1.3);
+    assert!((typed.mean_ns / alike.mean_ns - 1.0).abs() < 0.05);
+}

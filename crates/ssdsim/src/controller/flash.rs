@@ -104,8 +104,9 @@ impl Flash {
         if !access.miss {
             return t;
         }
+        // Map pages are kept in SLC mode, spread over the dies.
         let die = (page % self.nand.dies() as u64) as u32;
-        self.nand.read(die, true, self.mapping.page_units(), t)
+        self.nand.read(die, true, 0, self.mapping.page_units(), t)
     }
 
     /// Record `changes` mapping changes of the units from `lba` to `last` at `t`:
@@ -230,26 +231,31 @@ impl Flash {
         Some(self.nand.program(die, slc, units, ready))
     }
 
-    /// The die holding `ppa` and the cell mode its superblock was written in.
+    /// Where `ppa` lies: its die, whether its superblock was written in SLC mode, and
+    /// its wordline row (the page type, hence the read time, depends on it).
     #[inline]
-    fn die_and_mode(&self, ppa: Ppa) -> (u32, bool) {
+    fn locate(&self, ppa: Ppa) -> (u32, bool, u32) {
         let g = self.ftl.geo();
-        let sb = g.superblock_of(ppa);
-        (g.die_of_pu(g.pu_of(ppa)), self.ftl.is_slc(sb))
+        let pu = g.pu_of(ppa);
+        (
+            g.die_of_pu(pu),
+            self.ftl.is_slc(g.superblock_of(ppa)),
+            g.row_of_pu(pu),
+        )
     }
 
     /// Sense `n` units of the program unit holding `ppa` for the drive's own work, from `t`.
     #[inline]
     pub fn read_own(&mut self, ppa: Ppa, n: u32, t: u64) -> u64 {
-        let (die, slc) = self.die_and_mode(ppa);
-        self.nand.read(die, slc, n, t)
+        let (die, slc, row) = self.locate(ppa);
+        self.nand.read(die, slc, row, n, t)
     }
 
     /// Sense `n` units of the program unit holding `ppa` for the host, from `t`.
     #[inline]
     pub fn read_for_host(&mut self, ppa: Ppa, n: u32, t: u64) -> u64 {
-        let (die, slc) = self.die_and_mode(ppa);
-        self.nand.host_read(die, slc, n, t)
+        let (die, slc, row) = self.locate(ppa);
+        self.nand.host_read(die, slc, row, n, t)
     }
 
     /// Forget the write points' pending data times and the metadata state (purge).

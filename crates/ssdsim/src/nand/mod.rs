@@ -18,17 +18,48 @@
 //! - program: the channel moves the data in, then the die is busy `t_prog`.
 //! - erase: the die is busy `t_erase` (no channel use).
 
-use crate::config::{CellMode, DriveConfig};
+use crate::config::{CellMode, CellTiming, DriveConfig};
 use crate::geometry::{Geometry, UNIT};
 use crate::time::{ns_from_us, ps_to_move};
 use crate::timeline::GapTimeline;
 
+/// Most bits per cell of any mode (QLC), hence most page types of a wordline.
+const MAX_BITS: usize = 4;
+
 /// Timings of one mode, in ns.
 #[derive(Debug, Clone, Copy)]
 pub struct ModeNs {
-    pub read: u64,
+    /// Read time of each page type of a wordline (lower, middle, upper, top page):
+    /// pages that need more reference-voltage senses take longer. Their mean is
+    /// the mode's `t_read_us`.
+    read: [u64; MAX_BITS],
+    bits: u32,
     pub prog: u64,
     pub erase: u64,
+}
+
+impl ModeNs {
+    fn new(t: &CellTiming) -> ModeNs {
+        let bits = t.bits_per_cell as usize;
+        let levels = t.read_levels.clone().unwrap_or_else(|| vec![1; bits]);
+        let mean = levels.iter().sum::<u32>() as f64 / bits as f64;
+        let mut read = [0; MAX_BITS];
+        for (r, &l) in read.iter_mut().zip(&levels) {
+            *r = ns_from_us(t.t_read_us * l as f64 / mean);
+        }
+        ModeNs {
+            read,
+            bits: bits as u32,
+            prog: ns_from_us(t.t_prog_us),
+            erase: ns_from_us(t.t_erase_us),
+        }
+    }
+
+    /// Read time of a page in wordline row `row`, ns.
+    #[inline]
+    pub fn read_ns(&self, row: u32) -> u64 {
+        self.read[(row % self.bits) as usize]
+    }
 }
 
 /// The dies and channels of the drive.
@@ -49,14 +80,7 @@ pub struct Nand {
 
 impl Nand {
     pub fn new(cfg: &DriveConfig, geo: &Geometry) -> Nand {
-        let t = |m: CellMode| {
-            let c = cfg.timing(m);
-            ModeNs {
-                read: ns_from_us(c.t_read_us),
-                prog: ns_from_us(c.t_prog_us),
-                erase: ns_from_us(c.t_erase_us),
-            }
-        };
+        let t = |m: CellMode| ModeNs::new(cfg.timing(m));
         Nand {
             die: vec![GapTimeline::new(8); geo.dies as usize],
             die_reads: vec![GapTimeline::new(8); geo.dies as usize],
@@ -90,11 +114,12 @@ impl Nand {
         }
     }
 
-    /// Read `units` units of one page on `die` for the drive's own work (relocation,
-    /// read-modify-write merges): in turn with the die's programs and erases.
+    /// Read `units` units of the page in wordline row `row` on `die` for the drive's own
+    /// work (relocation, read-modify-write merges, map pages): in turn with the die's
+    /// programs and erases.
     #[inline]
-    pub fn read(&mut self, die: u32, slc: bool, units: u32, t: u64) -> u64 {
-        let tr = self.mode(slc).read;
+    pub fn read(&mut self, die: u32, slc: bool, row: u32, units: u32, t: u64) -> u64 {
+        let tr = self.mode(slc).read_ns(row);
         let sensed = self.die[die as usize].reserve(t, tr) + tr;
         self.transfer_out(die, units, sensed)
     }
@@ -104,12 +129,12 @@ impl Nand {
     /// current program or erase, and that work resumes later: the read's time is
     /// reserved on the die's timeline at its first gap from the read's start on.
     #[inline]
-    pub fn host_read(&mut self, die: u32, slc: bool, units: u32, t: u64) -> u64 {
+    pub fn host_read(&mut self, die: u32, slc: bool, row: u32, units: u32, t: u64) -> u64 {
         let Some(suspend) = self.suspend_ns else {
-            return self.read(die, slc, units, t);
+            return self.read(die, slc, row, units, t);
         };
         let d = die as usize;
-        let tr = self.mode(slc).read;
+        let tr = self.mode(slc).read_ns(row);
         let ready = if self.die[d].busy_at(t) {
             t + suspend
         } else {

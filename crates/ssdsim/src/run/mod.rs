@@ -1,0 +1,150 @@
+//! Step execution: a closed loop of `iodepth` outstanding commands in virtual time.
+//!
+//! Contract: [`Drive::run`] applies one [`Step`] to the drive's persistent
+//! state and returns its [`StepResult`]. Commands are generated like fio's
+//! (sequential offsets advancing by `bs` and wrapping at the span's end, or
+//! uniformly random block-aligned offsets from a seeded PRNG; a mix picks the
+//! direction of each command with probability `rwmixread`), issued whenever
+//! one of the `iodepth` slots is free, and stop at the byte limit or the time
+//! limit, whichever comes first; with `rate_iops`, no closer together than
+//! 1 / rate, the gaps given to the drive as idle. With bursts, the drive idles after each burst
+//! so that busy / (busy + idle) = duty cycle; then it idles `idle_after`.
+//! Idle time is given to the drive for folding and garbage collection.
+//!
+//! The parts: `commands` generates the commands, `closed_loop` issues them and
+//! spends the step's time, `recorder` turns what they did into the result.
+
+mod closed_loop;
+mod commands;
+mod recorder;
+#[cfg(test)]
+mod tests;
+
+use crate::bounds;
+use crate::config::DriveConfig;
+use crate::controller::Controller;
+use crate::geometry::UNIT;
+use crate::rng::Rng;
+use crate::step::{Counters, Op, SimError, Step, StepResult};
+use crate::time::NS_PER_S;
+use closed_loop::TooLong;
+use commands::Commands;
+use recorder::Recorder;
+
+/// The most virtual time a drive may live (146 years): far below `u64::MAX` ns, so that
+/// adding one step (at most a few times [`bounds::MAX_STEP_S`]) never overflows.
+const MAX_DRIVE_AGE_NS: u64 = 1 << 62;
+
+/// A step that writes, with a byte limit of at least 1 / `PREFAULT_FROM_SHARE` of
+/// the drive, has the kernel provide all the pages of the mapping tables on another
+/// core meanwhile: such a step touches a large part of them anyway (a quarter or
+/// more), whereas for a smaller one populating all of them (about 1.9 GiB for 1 TB)
+/// would cost more memory and CPU than it saves.
+const PREFAULT_FROM_SHARE: u64 = 4;
+
+/// A simulated drive with persistent state across steps.
+pub struct Drive {
+    cfg: DriveConfig,
+    dev: Controller,
+    now: u64,
+    rng: Rng,
+}
+
+impl Drive {
+    /// A fresh-out-of-box drive; the default PRNG seed is 1.
+    pub fn new(cfg: DriveConfig) -> Result<Drive, SimError> {
+        Self::with_seed(cfg, 1)
+    }
+
+    pub fn with_seed(cfg: DriveConfig, seed: u64) -> Result<Drive, SimError> {
+        cfg.validate()?;
+        let dev = Controller::new(&cfg)?;
+        Ok(Drive {
+            cfg,
+            dev,
+            now: 0,
+            rng: Rng::new(seed),
+        })
+    }
+
+    pub fn config(&self) -> &DriveConfig {
+        &self.cfg
+    }
+
+    /// User capacity, bytes.
+    pub fn user_bytes(&self) -> u64 {
+        self.dev.geo().user_units * UNIT
+    }
+
+    /// The whole drive in whole blocks of `bs` bytes: the span of a whole-drive step.
+    pub fn whole_span(&self, bs: u64) -> u64 {
+        self.user_bytes() / bs * bs
+    }
+
+    /// Virtual time since the drive was created, seconds.
+    pub fn now_s(&self) -> f64 {
+        self.now as f64 / NS_PER_S
+    }
+
+    /// Cumulative counters and current state.
+    pub fn counters(&self) -> Counters {
+        self.dev.snapshot()
+    }
+
+    /// Check the FTL invariants (O(capacity)).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.dev.ftl().check()
+    }
+
+    /// Run one step.
+    pub fn run(&mut self, step: &Step) -> Result<StepResult, SimError> {
+        step.validate(self.user_bytes()).map_err(SimError::Step)?;
+        if self.now > MAX_DRIVE_AGE_NS {
+            return Err(SimError::Step(format!(
+                "step {}: the simulated drive has already run for 146 years of drive time, the most it may; start a new drive",
+                step.label
+            )));
+        }
+        let t0 = self.now;
+        let before = self.dev.snapshot();
+        if step.is_purge() {
+            self.now = self.dev.purge(t0);
+            let after = self.dev.snapshot();
+            return Ok(recorder::purge_result(step, t0, self.now, &before, &after));
+        }
+        if writes(step.rw) && step.bytes_limit() >= self.user_bytes() / PREFAULT_FROM_SHARE {
+            self.dev.prefault();
+        }
+        let mut rec = Recorder::new(step, t0, before);
+        let commands = Commands::new(step, &mut self.rng);
+        match closed_loop::run(&mut self.dev, step, commands, &mut rec, t0) {
+            Ok(timing) => {
+                self.now = timing.end;
+                Ok(rec.finish(&timing, &self.dev.snapshot()))
+            }
+            Err(TooLong) => Err(self.too_long(step)),
+        }
+    }
+
+    /// The error of a step that ran past [`bounds::MAX_STEP_S`] of drive time; the
+    /// drive's clock moves on to the end of the work already done.
+    fn too_long(&mut self, step: &Step) -> SimError {
+        self.now = self.dev.quiet_at();
+        SimError::Step(format!(
+            "step {}: still running after {} s of drive time (the most a step may take); give it a runtime, a smaller io_size or a higher rate_iops",
+            step.label,
+            bounds::MAX_STEP_S
+        ))
+    }
+}
+
+/// Does a step of this operation write?
+fn writes(op: Op) -> bool {
+    !matches!(op, Op::Read | Op::RandRead | Op::Trim)
+}
+
+/// Run `steps` in order on a fresh drive built from `cfg`: the coarse entry point.
+pub fn simulate(cfg: &DriveConfig, steps: &[Step]) -> Result<Vec<StepResult>, SimError> {
+    let mut d = Drive::new(cfg.clone())?;
+    steps.iter().map(|s| d.run(s)).collect()
+}
