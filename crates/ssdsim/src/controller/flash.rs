@@ -41,6 +41,9 @@ pub struct Flash {
     /// Map page of an LBA: division by the entries of a map page.
     map_page_of: FastDiv,
     firmware: Option<Firmware>,
+    /// Is there metadata work to account for (firmware work, or a mapping table that
+    /// is not all in DRAM)? Without, mapping changes cost nothing beyond the FTL's.
+    tracks_metadata: bool,
     /// Controller time owed to metadata work since it was last taken, ps.
     owed_ps: u64,
     /// Die of the next metadata program (journal and map pages), in turn.
@@ -52,8 +55,10 @@ impl Flash {
         let mapping = MappingCache::new(cfg, ftl.geo());
         let units_per_page = mapping.units_per_page();
         let map_pages = ftl.geo().user_units.div_ceil(units_per_page as u64);
+        let firmware = Firmware::new(cfg, ftl.geo(), map_pages);
         Flash {
-            firmware: Firmware::new(cfg, ftl.geo(), map_pages),
+            tracks_metadata: firmware.is_some() || mapping.hit_ps() > 0 || !mapping.holds_all(),
+            firmware,
             map_page_of: FastDiv::new(units_per_page),
             mapping,
             ftl,
@@ -80,6 +85,9 @@ impl Flash {
     /// Look up the map pages of `units` units from `lba` for a read from `t` on;
     /// returns when their entries are known (after NAND reads of pages not held).
     pub fn look_up(&mut self, lba: u64, units: u64, t: u64) -> u64 {
+        if !self.tracks_metadata {
+            return t;
+        }
         let (first, last) = (
             self.map_page(lba as u32),
             self.map_page((lba + units - 1) as u32),
@@ -113,6 +121,9 @@ impl Flash {
     /// their map pages are updated in memory and the journal grows.
     #[inline]
     pub fn note_changes(&mut self, lba: u32, last: u32, changes: u64, t: u64) {
+        if !self.tracks_metadata {
+            return;
+        }
         let (first_page, last_page) = (self.map_page(lba), self.map_page(last));
         for page in first_page..=last_page {
             self.touch_map(page, true, t);
@@ -195,9 +206,7 @@ impl Flash {
         if let Some(fw) = &self.firmware {
             self.owed_ps += fw.relocate_unit_ps();
         }
-        if self.firmware.is_some() || !self.mapping.holds_all() {
-            self.note_changes(lba, lba, 1, ready);
-        }
+        self.note_changes(lba, lba, 1, ready);
     }
 
     /// Unmap `units` units from `lba` at `t` (TRIM): one journal record for the range,

@@ -37,6 +37,9 @@ const BELOW_FLOOR_PACE: f64 = 2.0;
 /// Free superblocks below which the write path reclaims synchronously before opening
 /// one: one for the host stream being opened and one for relocation.
 const EMERGENCY_FREE_SBS: u32 = 2;
+/// Units ahead in a victim whose mapping entry is prefetched: far enough for the
+/// memory access to complete while the units before it are relocated.
+const PREFETCH_AHEAD_UNITS: u32 = 16;
 /// Idle garbage collection takes no victim that is at least 19/20 valid: freeing one
 /// superblock would cost almost a superblock of writes.
 const IDLE_GC_MAX_VALID: (u64, u64) = (19, 20);
@@ -145,9 +148,8 @@ impl Reclaim {
             if flash.ftl.p2l(ppa as usize) == NONE {
                 continue;
             }
-            // Prefetch the mapping entry of a unit further on in the victim.
-            if c.pos + 16 < c.end {
-                let ahead = flash.ftl.p2l((ppa + 16) as usize);
+            if c.pos + PREFETCH_AHEAD_UNITS < c.end {
+                let ahead = flash.ftl.p2l((ppa + PREFETCH_AHEAD_UNITS) as usize);
                 if ahead != NONE {
                     flash.ftl.prefetch(ahead as u64, false);
                 }

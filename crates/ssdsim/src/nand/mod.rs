@@ -25,6 +25,12 @@ use crate::timeline::GapTimeline;
 
 /// Most bits per cell of any mode (QLC), hence most page types of a wordline.
 const MAX_BITS: usize = 4;
+/// Busy intervals a die's timeline remembers for gap filling: a few programs and reads
+/// in flight on one die at a time.
+const DIE_HISTORY: usize = 8;
+/// Busy intervals a channel's timeline remembers: the transfers of all its dies' work
+/// in flight.
+const CHANNEL_HISTORY: usize = 16;
 
 /// Timings of one mode, in ns.
 #[derive(Debug, Clone, Copy)]
@@ -82,9 +88,9 @@ impl Nand {
     pub fn new(cfg: &DriveConfig, geo: &Geometry) -> Nand {
         let t = |m: CellMode| ModeNs::new(cfg.timing(m));
         Nand {
-            die: vec![GapTimeline::new(8); geo.dies as usize],
-            die_reads: vec![GapTimeline::new(8); geo.dies as usize],
-            chan: vec![GapTimeline::new(16); geo.channels as usize],
+            die: vec![GapTimeline::new(DIE_HISTORY); geo.dies as usize],
+            die_reads: vec![GapTimeline::new(DIE_HISTORY); geo.dies as usize],
+            chan: vec![GapTimeline::new(CHANNEL_HISTORY); geo.channels as usize],
             suspend_ns: cfg.nand.suspend_us.map(ns_from_us),
             channels: geo.channels,
             unit_xfer_ps: ps_to_move(UNIT, cfg.nand.channel_mbps),
