@@ -4,8 +4,10 @@
 //! command) adds `journal_entry_bytes` to the journal; each time a program unit
 //! of journal is full, it is programmed in SLC mode on the next die in turn. The
 //! map pages changed since the last checkpoint are remembered; after every
-//! `checkpoint_mib` of journal a checkpoint writes them all to NAND and holds the
-//! controller for `checkpoint_us` (host commands wait behind it). Each unit that
+//! `checkpoint_mib` of journal a checkpoint holds the controller for
+//! `checkpoint_us` (host commands wait behind it), and the pages it must write go
+//! to NAND a few with each journal page until the next one (a rolling checkpoint:
+//! firmware spreads the table's write-back rather than stopping the drive for it). Each unit that
 //! garbage collection or folding relocates costs `relocate_unit_ns` of controller
 //! time, in the path of the host command that caused it. Without a `[drive.firmware]`
 //! section there is no such work.
@@ -19,8 +21,10 @@ use crate::time::{ns_from_us, ps_from_ns};
 pub struct Due {
     /// Pages of journal to program.
     pub journal_pages: u64,
-    /// A checkpoint: the map pages to write.
-    pub checkpoint_pages: Option<u64>,
+    /// Map pages of a checkpoint to program.
+    pub map_pages: u64,
+    /// A checkpoint was taken (the controller stalls).
+    pub checkpoint: bool,
 }
 
 pub struct Firmware {
@@ -37,6 +41,9 @@ pub struct Firmware {
     /// Map pages changed since the last checkpoint (a bit each).
     changed: Vec<u64>,
     changed_pages: u64,
+    /// Map pages of past checkpoints not yet written, and how many go with each journal page.
+    backlog: u64,
+    per_journal_page: u64,
 }
 
 impl Firmware {
@@ -53,6 +60,8 @@ impl Firmware {
             relocate_unit_ps: ps_from_ns(f.relocate_unit_ns),
             changed: vec![0; map_pages.div_ceil(64) as usize],
             changed_pages: 0,
+            backlog: 0,
+            per_journal_page: 0,
         })
     }
 
@@ -83,14 +92,20 @@ impl Firmware {
         let written = journal_pages * self.page_bytes;
         self.open_bytes -= written;
         self.since_checkpoint += written;
-        let checkpoint_pages = (self.since_checkpoint >= self.checkpoint_bytes).then(|| {
+        let checkpoint = self.since_checkpoint >= self.checkpoint_bytes;
+        if checkpoint {
             self.since_checkpoint = 0;
             self.changed.fill(0);
-            std::mem::take(&mut self.changed_pages)
-        });
+            self.backlog += std::mem::take(&mut self.changed_pages);
+            let interval_pages = (self.checkpoint_bytes / self.page_bytes).max(1);
+            self.per_journal_page = self.backlog.div_ceil(interval_pages);
+        }
+        let map_pages = self.backlog.min(self.per_journal_page * journal_pages);
+        self.backlog -= map_pages;
         Due {
             journal_pages,
-            checkpoint_pages,
+            map_pages,
+            checkpoint,
         }
     }
 
@@ -100,5 +115,46 @@ impl Firmware {
         self.since_checkpoint = 0;
         self.changed.fill(0);
         self.changed_pages = 0;
+        self.backlog = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::tests::small;
+    use crate::config::FirmwareConfig;
+
+    // A checkpoint stalls once and spreads its map pages over the next interval's journal pages.
+    #[test]
+    fn a_checkpoint_writes_its_map_pages_a_few_at_a_time() {
+        let mut cfg = small(0.6);
+        cfg.firmware = Some(FirmwareConfig {
+            journal_entry_bytes: 8,
+            checkpoint_mib: 1.0,
+            checkpoint_us: 100.0,
+            relocate_unit_ns: 0.0,
+        });
+        let geo = Geometry::new(&cfg).unwrap();
+        let mut fw = Firmware::new(&cfg, &geo, 1000).unwrap();
+        let page_bytes = geo.units_per_pu as u64 * UNIT;
+        let mut dues = Vec::new();
+        for i in 0..(3u64 << 20) / 8 {
+            let due = fw.record(1, i % 1000);
+            if due != Due::default() {
+                dues.push(due);
+            }
+        }
+        let pages_per_interval = (1u64 << 20) / page_bytes;
+        assert_eq!(dues.len() as u64, 3 * pages_per_interval);
+        assert_eq!(dues.iter().filter(|d| d.checkpoint).count(), 3);
+        let most = dues.iter().map(|d| d.map_pages).max().unwrap();
+        assert!(
+            most <= 1000u64.div_ceil(pages_per_interval),
+            "{most} map pages at once"
+        );
+        // Two checkpoints' pages written in full; the third's are being written.
+        let written: u64 = dues.iter().map(|d| d.map_pages).sum();
+        assert!((2000..3000).contains(&written), "{written}");
     }
 }

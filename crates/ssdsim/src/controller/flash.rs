@@ -135,25 +135,26 @@ impl Flash {
         for page in first_page + 1..=last_page {
             let more = fw.record(0, page);
             due.journal_pages += more.journal_pages;
-            due.checkpoint_pages = due.checkpoint_pages.or(more.checkpoint_pages);
+            due.map_pages += more.map_pages;
+            due.checkpoint |= more.checkpoint;
         }
         if due != Due::default() {
             self.do_metadata_work(due, t);
         }
     }
 
-    /// Program the journal pages and checkpoint that fell due at `t`.
+    /// Program the journal and map pages that fell due at `t`; a checkpoint stalls the controller.
     fn do_metadata_work(&mut self, due: Due, t: u64) {
         let journal_units = self.ftl.geo().units_per_pu;
         for _ in 0..due.journal_pages {
             self.program_metadata(journal_units, t);
         }
-        if let Some(pages) = due.checkpoint_pages {
+        for _ in 0..due.map_pages {
+            self.program_metadata(self.mapping.page_units(), t);
+        }
+        if due.checkpoint {
             let fw = self.firmware.as_ref().expect("due only with firmware work");
             self.owed_ps += fw.checkpoint_ns() * 1000;
-            for _ in 0..pages {
-                self.program_metadata(self.mapping.page_units(), t);
-            }
         }
     }
 
