@@ -76,14 +76,19 @@ impl Firmware {
         self.checkpoint_ns
     }
 
-    /// `changes` mapping changes in map page `page`: returns the work now due.
+    /// Map page `page` changed.
     #[inline]
-    pub fn record(&mut self, changes: u64, page: u64) -> Due {
+    pub fn mark(&mut self, page: u64) {
         let (word, bit) = ((page / 64) as usize, 1u64 << (page % 64));
         if self.changed[word] & bit == 0 {
             self.changed[word] |= bit;
             self.changed_pages += 1;
         }
+    }
+
+    /// `changes` more mapping changes in the journal: returns the work now due.
+    #[inline]
+    pub fn append(&mut self, changes: u64) -> Due {
         self.open_bytes += changes * self.entry_bytes;
         if self.open_bytes < self.page_bytes {
             return Due::default();
@@ -140,7 +145,8 @@ mod tests {
         let page_bytes = geo.units_per_pu as u64 * UNIT;
         let mut dues = Vec::new();
         for i in 0..(3u64 << 20) / 8 {
-            let due = fw.record(1, i % 1000);
+            fw.mark(i % 1000);
+            let due = fw.append(1);
             if due != Due::default() {
                 dues.push(due);
             }

@@ -44,6 +44,8 @@ pub struct Flash {
     /// Is there metadata work to account for (firmware work, or a mapping table that
     /// is not all in DRAM)? Without, mapping changes cost nothing beyond the FTL's.
     tracks_metadata: bool,
+    /// Units relocated since the relocations were last journaled.
+    relocated_unjournaled: u64,
     /// Controller time owed to metadata work since it was last taken, ps.
     owed_ps: u64,
     /// Die of the next metadata program (journal and map pages), in turn.
@@ -66,6 +68,7 @@ impl Flash {
             activity: Activity::default(),
             pu_ready: [0; 3],
             owed_ps: 0,
+            relocated_unjournaled: 0,
             next_meta_die: 0,
         }
     }
@@ -124,22 +127,30 @@ impl Flash {
         if !self.tracks_metadata {
             return;
         }
+        self.mark_changed(lba, last, t);
+        self.journal(changes, t);
+    }
+
+    /// The map pages of the units from `lba` to `last` change at `t`.
+    #[inline]
+    fn mark_changed(&mut self, lba: u32, last: u32, t: u64) {
         let (first_page, last_page) = (self.map_page(lba), self.map_page(last));
         for page in first_page..=last_page {
             self.touch_map(page, true, t);
+            if let Some(fw) = &mut self.firmware {
+                fw.mark(page);
+            }
         }
-        let Some(fw) = &mut self.firmware else {
-            return;
-        };
-        let mut due = fw.record(changes, first_page);
-        for page in first_page + 1..=last_page {
-            let more = fw.record(0, page);
-            due.journal_pages += more.journal_pages;
-            due.map_pages += more.map_pages;
-            due.checkpoint |= more.checkpoint;
-        }
-        if due != Due::default() {
-            self.do_metadata_work(due, t);
+    }
+
+    /// `changes` mapping changes go into the journal at `t`.
+    #[inline]
+    fn journal(&mut self, changes: u64, t: u64) {
+        if let Some(fw) = &mut self.firmware {
+            let due = fw.append(changes);
+            if due != Due::default() {
+                self.do_metadata_work(due, t);
+            }
         }
     }
 
@@ -204,10 +215,23 @@ impl Flash {
         let lba = self.ftl.p2l(ppa as usize);
         let (new, pu_done) = self.ftl.relocate(ppa);
         self.after_placement(new, Stream::Reloc, pu_done, ready);
-        if let Some(fw) = &self.firmware {
-            self.owed_ps += fw.relocate_unit_ps();
+        if self.tracks_metadata {
+            self.mark_changed(lba, lba, ready);
+            self.relocated_unjournaled += 1;
         }
-        self.note_changes(lba, lba, 1, ready);
+    }
+
+    /// The relocations since the last call go into the journal at `t`, and their
+    /// controller time is owed (one call per batch of relocations, not per unit).
+    pub fn journal_relocations(&mut self, t: u64) {
+        let n = std::mem::take(&mut self.relocated_unjournaled);
+        if n == 0 {
+            return;
+        }
+        if let Some(fw) = &self.firmware {
+            self.owed_ps += fw.relocate_unit_ps() * n;
+        }
+        self.journal(n, t);
     }
 
     /// Unmap `units` units from `lba` at `t` (TRIM): one journal record for the range,
@@ -276,5 +300,6 @@ impl Flash {
             fw.clear();
         }
         self.owed_ps = 0;
+        self.relocated_unjournaled = 0;
     }
 }

@@ -170,6 +170,7 @@ impl Reclaim {
             flash.relocate(ppa, c.pu_ready);
             moved += 1;
         }
+        flash.journal_relocations(t);
         let a = &mut flash.activity;
         if c.slc {
             a.fold_units += moved
