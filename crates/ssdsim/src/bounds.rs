@@ -248,6 +248,10 @@ pub const CHECKPOINT_US: Bound = Bound::real(0.0, 1_000_000.0, "µs");
 /// 100 µs is a wide margin.
 pub const RELOCATE_UNIT_NS: Bound = Bound::real(0.0, 100_000.0, "ns");
 
+/// `flush_idle_us`: firmware flushes its write buffer after about a millisecond to a
+/// second without host commands; 1 µs to 10 s is a wide margin.
+pub const FLUSH_IDLE_US: Bound = Bound::real(1.0, 10_000_000.0, "µs");
+
 /// `read_ahead_kib`: sequential read-ahead of client drives is a few KiB to a few
 /// MiB (a drive without it leaves the key out); 64 MiB is a wide margin.
 pub const READ_AHEAD_KIB: Bound = Bound::integer(1, 65_536, "KiB");

@@ -54,6 +54,7 @@ fn config(variant: u8, fill: f64) -> DriveConfig {
         3 => c.cache = CacheConfig::None,
         4 => c.ftl.victim_policy = VictimKind::CostBenefit,
         _ => {
+            c.controller.flush_idle_us = Some(5000.0);
             c.firmware = Some(FirmwareConfig {
                 journal_entry_bytes: 16,
                 checkpoint_mib: 1.0,

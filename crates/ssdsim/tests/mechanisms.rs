@@ -385,3 +385,33 @@ fn page_types_give_qd1_reads_a_latency_distribution() {
     assert!(ratio(&typed) > 1.3);
     assert!((typed.mean_ns / alike.mean_ns - 1.0).abs() < 0.05);
 }
+
+/// Write amplification of 4 KiB random writes at 100 IOPS (10 ms between them) on the
+/// test preset, with `changes`.
+fn light_write_amplification(changes: &[(&str, &str)]) -> f64 {
+    let mut d = variant(changes);
+    let span = d.whole_span(4 * KIB);
+    let step = Step::new("light", Op::RandWrite, 4 * KIB, span)
+        .rate(100)
+        .io_size(4 * MIB);
+    d.run(&step).unwrap().counters.write_amplification
+}
+
+// B4 (write-buffer flushes): a drive that flushes its write buffer after 5 ms of host idle
+// programs each lone 4 KiB write padded to a whole program unit (32 KiB here): under a light
+// load its NAND writes are a program unit per write; without flushes data waits in the buffer
+// until its unit fills.
+#[test]
+fn write_buffer_flushes_pad_program_units_under_a_light_load() {
+    let flush = [(
+        "write_buffer_kib = 4096",
+        "write_buffer_kib = 4096\nflush_idle_us = 5000.0",
+    )];
+    let (padded, waiting) = (
+        light_write_amplification(&flush),
+        light_write_amplification(&[]),
+    );
+    eprintln!("write amplification at 100 IOPS: {padded:.2} with flushes after 5 ms idle, {waiting:.2} without");
+    assert!(padded > 7.0 && padded <= 8.0, "{padded}");
+    assert!(waiting < 1.1, "{waiting}");
+}

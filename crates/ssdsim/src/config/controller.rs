@@ -34,6 +34,10 @@ pub struct ControllerConfig {
     /// controller read this much further ahead (absent: none).
     /// Bound: [`bounds::READ_AHEAD_KIB`](crate::bounds::READ_AHEAD_KIB).
     pub read_ahead_kib: Option<u32>,
+    /// The write buffer is flushed after the host has been idle this long, µs: a program
+    /// unit partly filled is programmed padded (absent: data waits for its unit to fill).
+    /// Bound: [`bounds::FLUSH_IDLE_US`](crate::bounds::FLUSH_IDLE_US).
+    pub flush_idle_us: Option<f64>,
 }
 
 impl Section for ControllerConfig {
@@ -59,5 +63,6 @@ impl Section for ControllerConfig {
             &b::WRITE_BUFFER_KIB,
         );
         f.add_some("read_ahead_kib", self.read_ahead_kib, &b::READ_AHEAD_KIB);
+        f.add_some("flush_idle_us", self.flush_idle_us, &b::FLUSH_IDLE_US);
     }
 }

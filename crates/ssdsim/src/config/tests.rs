@@ -149,7 +149,7 @@ pub fn full_text() -> String {
         )
         .replace(
             "write_buffer_kib = 64",
-            "write_buffer_kib = 64\nread_ahead_kib = 256",
+            "write_buffer_kib = 64\nread_ahead_kib = 256\nflush_idle_us = 5000.0",
         )
         + OPTIONAL_SECTIONS
 }

@@ -265,6 +265,13 @@ impl Flash {
         Some(self.nand.program(die, slc, units, ready))
     }
 
+    /// Flush the program unit `stream` is filling: program it now (from `t`, or when its
+    /// data is in), padded; returns the program's end, or None when none was partly filled.
+    pub fn flush_program_unit(&mut self, stream: Stream, t: u64) -> Option<u64> {
+        let ppa = self.ftl.pad_program_unit(stream)?;
+        self.after_placement(ppa, stream, true, t)
+    }
+
     /// Where `ppa` lies: its die, whether its superblock was written in SLC mode, and
     /// its wordline row (the page type, hence the read time, depends on it).
     #[inline]

@@ -28,6 +28,7 @@ use crate::ftl::{Ftl, Stream};
 use crate::geometry::{Geometry, NONE, UNIT};
 use crate::nand::Nand;
 use crate::step::Counters;
+use crate::time::ns_from_us;
 use flash::{Activity, Flash};
 use host::HostInterface;
 use read_ahead::ReadAhead;
@@ -54,6 +55,8 @@ pub struct Controller {
     slc_recheck: u64,
     /// Host units written to native blocks since background folding was last scheduled.
     native_since_fold: u32,
+    /// Host idle after which the write buffer is flushed, ns.
+    flush_idle_ns: Option<u64>,
     /// Host write sequence number (version stamp of the data, in tests).
     #[cfg(test)]
     pub seq: u64,
@@ -74,6 +77,7 @@ impl Controller {
             cache: cache::from_config(cfg),
             slc_recheck: 0,
             native_since_fold: 0,
+            flush_idle_ns: cfg.controller.flush_idle_us.map(ns_from_us),
             flash: Flash::new(cfg, Ftl::new(geo, cfg.ftl.victim_policy)?, nand),
             #[cfg(test)]
             seq: 0,
@@ -326,10 +330,25 @@ impl Controller {
 
     /// Idle from `t0` to `t1`: the drive's own background work (see [`Reclaim::idle`]).
     pub fn idle(&mut self, t0: u64, t1: u64) {
+        if let Some(after) = self.flush_idle_ns.filter(|&after| t1 - t0 >= after) {
+            self.flush_write_buffers(t0 + after);
+        }
         self.reclaim
             .idle(&mut self.flash, self.cache.idle_fold(), t0, t1);
         // The controller does the work's share from the start of the idle on.
         self.pay_owed(t0);
+    }
+
+    /// Program the partly filled program units of both host streams, padded, from `t`.
+    fn flush_write_buffers(&mut self, t: u64) {
+        for (s, stream) in [Stream::HostSlc, Stream::HostNative]
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(end) = self.flash.flush_program_unit(stream, t) {
+                self.buffers[s].programmed(end);
+            }
+        }
     }
 
     /// Snapshot of the counters.

@@ -493,16 +493,40 @@ impl Ftl {
             self.slc_valid += 1;
         }
         if full {
-            self.state[s] = SbState::Full;
-            if self.valid[s] == 0 {
-                self.free(sb);
-            } else if slc {
-                self.victims_slc.insert(sb, self.valid[s], self.clock);
-            } else {
-                self.victims_native.insert(sb, self.valid[s], self.clock);
-            }
+            self.close(sb, slc);
         }
         (ppa, pu_done)
+    }
+
+    /// A superblock written to its end becomes a victim candidate (or free, if nothing in it is valid).
+    fn close(&mut self, sb: u32, slc: bool) {
+        let s = sb as usize;
+        self.state[s] = SbState::Full;
+        if self.valid[s] == 0 {
+            self.free(sb);
+        } else if slc {
+            self.victims_slc.insert(sb, self.valid[s], self.clock);
+        } else {
+            self.victims_native.insert(sb, self.valid[s], self.clock);
+        }
+    }
+
+    /// Close the program unit `stream` is filling, padding its unwritten units (a
+    /// write-buffer flush: the data is programmed before the unit is full); returns a
+    /// page of the padded unit, or None when no unit is partly filled.
+    pub fn pad_program_unit(&mut self, stream: Stream) -> Option<Ppa> {
+        let upu = self.geo.units_per_pu;
+        let wp = &mut self.wps[stream as usize];
+        if !wp.has_room() || wp.next.is_multiple_of(upu) {
+            return None;
+        }
+        let ppa = wp.sb * self.geo.units_per_sb + wp.next - 1;
+        wp.next = wp.next.div_ceil(upu) * upu;
+        if wp.next == wp.cap {
+            let (sb, slc) = (wp.sb, wp.slc);
+            self.close(sb, slc);
+        }
+        Some(ppa)
     }
 
     /// Move the valid page `ppa` to the relocation stream; returns the new page and whether it completed a program unit.
