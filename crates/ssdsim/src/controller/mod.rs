@@ -125,8 +125,9 @@ impl Controller {
         if let Some(ra) = &mut self.read_ahead {
             ra.forget();
         }
-        // Reclaim and metadata work done in this command's path: it completes after them.
-        let done = done.max(self.pay_owed(arrival));
+        // Reclaim and metadata work done in this command's path, on the controller right
+        // after the command itself (overlapping its data transfer): it completes after them.
+        let done = done.max(self.pay_owed(t));
         self.host.complete_write(done)
     }
 
