@@ -189,12 +189,7 @@ fn sn850_whole_drive_fill_has_its_three_phases() {
     );
     let first = r.per_gib[0].mbps;
     assert!(first > 4800.0, "cache speed {first}");
-    let post: Vec<f64> = r
-        .per_gib
-        .iter()
-        .skip_while(|p| p.mbps > 0.7 * first)
-        .map(|p| p.mbps)
-        .collect();
+    let post = segments_after_cache(&r);
     // Phase 2, native with bursts: of the first 64 segments after the cache, at least 10 are
     // lifted 10 % above the lowest of them by bursts at cache speed.
     let phase2: Vec<f64> = post.iter().take(64).copied().collect();
@@ -205,7 +200,6 @@ fn sn850_whole_drive_fill_has_its_three_phases() {
     );
     // Phase 3, shrinking cache: the last 128 segments are slower than phase 2 on average, and
     // folding ran as garbage collection picked SLC victims.
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let phase3: Vec<f64> = post.iter().rev().take(128).copied().collect();
     assert!(
         mean(&phase3) < 0.9 * mean(&phase2),

@@ -9,7 +9,7 @@
 //! the size.
 mod common;
 use common::*;
-use ssdsim::{Drive, DriveConfig, Op, Step, StepResult};
+use ssdsim::{Drive, DriveConfig, Op, Step};
 
 /// Divisors of a preset's size tried in turn: the smallest drive whose spare still holds
 /// the reclaim reserve (a preset with few, large superblocks cannot shrink as far).
@@ -79,10 +79,6 @@ fn random_write_iops(d: &mut Drive) -> f64 {
     d.run(&step.idle_after(60.0)).unwrap().iops()
 }
 
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
 #[test]
 fn nearly_full_drives_write_slower_and_trim_gives_the_speed_back() {
     for (name, text) in presets() {
@@ -118,16 +114,6 @@ fn nearly_full_drives_write_slower_and_trim_gives_the_speed_back() {
     }
 }
 
-/// Throughput of the fill's segments after the cache (the first sustained drop).
-fn after_cache(r: &StepResult) -> Vec<f64> {
-    let first = r.per_gib[0].mbps;
-    r.per_gib
-        .iter()
-        .skip_while(|p| p.mbps > 0.7 * first)
-        .map(|p| p.mbps)
-        .collect()
-}
-
 #[test]
 fn dynamic_caches_fill_in_three_phases() {
     for (name, text) in presets() {
@@ -138,7 +124,7 @@ fn dynamic_caches_fill_in_three_phases() {
         let span = d.whole_span(128 * KIB);
         let r = d.run(&Step::fill("fill", span)).unwrap();
         let cache = r.per_gib[0].mbps;
-        let post = after_cache(&r);
+        let post = segments_after_cache(&r);
         let q = (post.len() / 4).max(1);
         let (native, end) = (mean(&post[..q]), mean(&post[post.len() - q..]));
         eprintln!(

@@ -54,20 +54,6 @@ fn fill(d: &mut Drive) -> StepResult {
     d.run(&Step::fill("fill", span)).unwrap()
 }
 
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-/// Throughput of the fill's segments after the cache (the first sustained drop).
-fn after_cache(r: &StepResult) -> Vec<f64> {
-    let first = r.per_gib[0].mbps;
-    r.per_gib
-        .iter()
-        .skip_while(|p| p.mbps > 0.7 * first)
-        .map(|p| p.mbps)
-        .collect()
-}
-
 // B2: the third phase (forced folding shrinks the cache while the host writes) appears when
 // native data leaves no free superblocks; with plenty of spare capacity the same cache
 // policy never runs short, and the end of the fill is as fast as the native phase before it.
@@ -80,7 +66,7 @@ fn the_third_phase_appears_only_when_physical_space_runs_short() {
     let mut tight = seventy_gb("user_capacity_gb = 63.7", &cache);
     let mut roomy = seventy_gb("user_capacity_gb = 35.0", &cache);
     let (t, r) = (fill(&mut tight), fill(&mut roomy));
-    let (t_post, r_post) = (after_cache(&t), after_cache(&r));
+    let (t_post, r_post) = (segments_after_cache(&t), segments_after_cache(&r));
     let quarter = |v: &[f64], first: bool| {
         let q = (v.len() / 4).max(1);
         mean(if first { &v[..q] } else { &v[v.len() - q..] })

@@ -63,6 +63,22 @@ pub fn after_cache_mbps(r: &StepResult) -> f64 {
     v[v.len() / 2]
 }
 
+/// Throughput of a fill's segments after its cache: from the first segment under 70 %
+/// of the first one's speed to the end, MB/s.
+pub fn segments_after_cache(r: &StepResult) -> Vec<f64> {
+    let first = r.per_gib[0].mbps;
+    r.per_gib
+        .iter()
+        .skip_while(|p| p.mbps > 0.7 * first)
+        .map(|p| p.mbps)
+        .collect()
+}
+
+/// The mean of `v`.
+pub fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
 /// The spec-sheet state: a purged drive with `SPEC_SPAN` written sequentially (128 KiB,
 /// QD32) just before, as the client suite writes the data a test reads, and as a spec-sheet
 /// benchmark writes its test area; with no idle, the data is still where the writes put it
