@@ -212,10 +212,11 @@ impl Flash {
     /// a mapping change, and controller time owed for the relocation.
     #[inline]
     pub fn relocate(&mut self, ppa: Ppa, ready: u64) {
-        let lba = self.ftl.p2l(ppa as usize);
+        // The LBA moves with its data; it is read before the move only when metadata is tracked.
+        let lba = self.tracks_metadata.then(|| self.ftl.p2l(ppa as usize));
         let (new, pu_done) = self.ftl.relocate(ppa);
         self.after_placement(new, Stream::Reloc, pu_done, ready);
-        if self.tracks_metadata {
+        if let Some(lba) = lba {
             self.mark_changed(lba, lba, ready);
             self.relocated_unjournaled += 1;
         }

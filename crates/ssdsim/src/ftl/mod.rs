@@ -559,19 +559,7 @@ impl Ftl {
     /// The best victim, SLC or native (`slc_only`: SLC, for folding), taken out of
     /// the victim sets to be reclaimed; with whether it is in SLC mode.
     pub fn take_victim(&mut self, slc_only: bool) -> Option<(u32, bool)> {
-        let now = self.clock;
-        let slc = self.victims_slc.best(now);
-        let native = if slc_only {
-            None
-        } else {
-            self.victims_native.best(now)
-        };
-        let (sb, in_slc) = match (slc, native) {
-            (Some(s), Some(n)) if n.1 > s.1 => (n.0, false),
-            (Some(s), _) => (s.0, true),
-            (None, Some(n)) => (n.0, false),
-            (None, None) => return None,
-        };
+        let (sb, in_slc) = self.best_victim(slc_only)?;
         let s = sb as usize;
         debug_assert_eq!(self.state[s], SbState::Full);
         if in_slc {
@@ -583,27 +571,32 @@ impl Ftl {
         Some((sb, in_slc))
     }
 
+    /// The best victim now, SLC or native (`slc_only`: SLC), with whether it is in SLC mode.
+    fn best_victim(&mut self, slc_only: bool) -> Option<(u32, bool)> {
+        let now = self.clock;
+        let slc = self.victims_slc.best(now);
+        let native = if slc_only {
+            None
+        } else {
+            self.victims_native.best(now)
+        };
+        match (slc, native) {
+            (Some(s), Some(n)) if n.1 > s.1 => Some((n.0, false)),
+            (Some(s), _) => Some((s.0, true)),
+            (None, Some(n)) => Some((n.0, false)),
+            (None, None) => None,
+        }
+    }
+
     /// Are there SLC superblocks to fold?
     pub fn has_slc_victims(&self) -> bool {
         !self.victims_slc.is_empty()
     }
 
-    /// Are there victims at all?
-    pub fn has_victims(&self) -> bool {
-        !self.victims_slc.is_empty() || !self.victims_native.is_empty()
-    }
-
     /// The valid units of the best victim now (without taking it).
     pub fn best_victim_valid(&mut self) -> Option<u32> {
-        let now = self.clock;
-        let slc = self.victims_slc.best(now);
-        let native = self.victims_native.best(now);
-        match (slc, native) {
-            (Some(s), Some(n)) if n.1 > s.1 => Some(self.valid[n.0 as usize]),
-            (Some(s), _) => Some(self.valid[s.0 as usize]),
-            (None, Some(n)) => Some(self.valid[n.0 as usize]),
-            (None, None) => None,
-        }
+        self.best_victim(false)
+            .map(|(sb, _)| self.valid[sb as usize])
     }
 
     /// A reclaimed superblock, now empty, joins the free pool (its erase deferred).
