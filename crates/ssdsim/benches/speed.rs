@@ -5,7 +5,9 @@
 //! 2. 4 KiB random writes at QD32 on a full 1 TB TLC preset in steady state with GC active
 //!    (after a fill and 256 GiB of random writes): simulated commands per wall-second.
 //!    Target: at least 2 million.
-//! 3. Peak memory (max RSS from getrusage): target at most 2.5 GiB per TB simulated.
+//! 3. Random reads at QD1 and QD32 and a 70/30 random mix at QD4 on the filled drive:
+//!    simulated commands per CPU-second.
+//! 4. Peak memory (max RSS from getrusage): target at most 2.5 GiB per TB simulated.
 //!
 //! Each scenario runs in its own child process so that its max RSS is its own.
 //! Optional argument: a preset name (default: wd-sn850-1tb), or `--child <scenario> <preset>`.
@@ -103,6 +105,35 @@ fn steady(preset: &str) {
     );
 }
 
+/// Random reads (and a 70/30 mix) on the filled drive: simulated commands per CPU-second.
+fn reads(preset: &str) {
+    let mut d = drive(preset);
+    let span = d.whole_span(128 * KIB);
+    d.run(&Step::new("fill", Op::Write, 128 * KIB, span).qd(32))
+        .unwrap();
+    let span4 = d.user_bytes() / (4 * KIB) * (4 * KIB);
+    let cases = [
+        ("randread QD1", Op::RandRead, 1, 2 * GIB, None),
+        ("randread QD32", Op::RandRead, 32, 16 * GIB, None),
+        ("randrw 70/30 QD4", Op::RandRw, 4, 8 * GIB, Some(70)),
+    ];
+    for (label, op, qd, bytes, mix) in cases {
+        let mut step = Step::new(label, op, 4 * KIB, span4).qd(qd).io_size(bytes);
+        if let Some(m) = mix {
+            step = step.mix(m);
+        }
+        let c0 = cpu_s();
+        let r = d.run(&step).unwrap();
+        let cpu = cpu_s() - c0;
+        let n = r.read.as_ref().map_or(0, |x| x.ios) + r.write.as_ref().map_or(0, |x| x.ios);
+        println!(
+            "{label:<17} {preset}: {n} commands in {cpu:.2} CPU-s = {:.2} M commands per CPU-second; virtual {:.0} K IOPS",
+            n as f64 / cpu / 1e6,
+            r.iops() / 1e3
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -112,6 +143,7 @@ fn main() {
         match args[1].as_str() {
             "fill" => fill(&args[2]),
             "steady" => steady(&args[2]),
+            "reads" => reads(&args[2]),
             other => panic!("unknown scenario {other}"),
         }
         return;
@@ -121,7 +153,7 @@ fn main() {
         .cloned()
         .unwrap_or_else(|| "wd-sn850-1tb".into());
     let me = std::env::current_exe().unwrap();
-    for scenario in ["fill", "steady"] {
+    for scenario in ["fill", "steady", "reads"] {
         let st = std::process::Command::new(&me)
             .args(["--child", scenario, &preset])
             .status()
