@@ -56,6 +56,18 @@ class FakeSysfs:
             link = self.root / "class/block" / name / sub / other
             link.symlink_to(self.root / "class/block" / other)
 
+    def hwmon(self, name: str, attrs: dict[str, str]) -> Path:
+        """An hwmon chip: devices/.../hwmon/hwmonN, linked from class/hwmon/hwmonN."""
+        links = self.root / "class/hwmon"
+        links.mkdir(parents=True, exist_ok=True)
+        index = len(list(links.iterdir()))
+        directory = self.root / f"devices/platform/{name}.{index}/hwmon/hwmon{index}"
+        directory.mkdir(parents=True)
+        for key, value in {"name": name, **attrs}.items():
+            (directory / key).write_text(value + "\n")
+        (links / f"hwmon{index}").symlink_to(directory)
+        return links / f"hwmon{index}"
+
     def _node(self, directory: Path, name: str, dev: str, sectors: int,
               attrs: dict[str, str] | None) -> None:
         directory.mkdir(parents=True)

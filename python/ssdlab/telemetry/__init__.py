@@ -1,0 +1,1 @@
+"""Telemetry: the drive's condition (health, temperature, power) read beside every step."""

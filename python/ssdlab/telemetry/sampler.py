@@ -1,0 +1,132 @@
+"""Periodic sampling in a background thread: temperature beside every step, and power
+from an hwmon chip.
+
+The thread sleeps on an Event between reads (no busy loop) and reads on a fixed
+schedule; when a read overruns, the missed slots are skipped rather than read back to
+back. `quiet()` suspends reads: idle-wake's idle windows must see no sensor read,
+because reading an NVMe temperature sends a command that can wake the drive.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from ssdlab.errors import SsdlabError
+
+Sample = tuple[float, float]  # (seconds since start(), value)
+DEFAULT_TEMPERATURE_PERIOD_S = 0.5
+MAX_TEMPERATURE_PERIOD_S = 1.0  # METHODOLOGY.md: temperature at 1 Hz or faster
+
+
+@dataclass(frozen=True)
+class Readings:
+    samples: tuple[Sample, ...]
+    notes: tuple[str, ...] = ()
+
+
+class Sampler:
+    """Calls `source` every `period_s` seconds from start() to stop(); a None reading is
+    skipped. A source that raises SsdlabError is noted once and sampling ends there (the
+    step goes on without it); any other exception is a bug and stop() raises it."""
+
+    def __init__(self, source: Callable[[], float | None], period_s: float, what: str = "sampling"):
+        if not period_s > 0:
+            raise ValueError(f"a sampling period must be positive, not {period_s}")
+        self.period_s = period_s
+        self._source = source
+        self._what = what
+        self._lock = threading.Lock()  # held during each read: quiet() waits for one in progress
+        self._quiet = 0  # nesting depth of quiet()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is not None:
+            raise RuntimeError("the sampler is already running")
+        self._samples: list[Sample] = []
+        self._notes: list[str] = []
+        self._error: Exception | None = None
+        self._stop.clear()
+        self._t0 = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name=self._what, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> Readings:
+        if self._thread is None:
+            raise RuntimeError("the sampler was not started")
+        self._stop.set()
+        self._thread.join()
+        self._thread = None
+        if self._error is not None:
+            raise self._error
+        return Readings(tuple(self._samples), tuple(self._notes))
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        """No read starts inside the block, and one in progress has ended when it is entered."""
+        with self._lock:
+            self._quiet += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._quiet -= 1
+
+    def _now(self) -> float:
+        return time.monotonic() - self._t0
+
+    def _run(self) -> None:
+        due = 0.0
+        while not self._stop.wait(max(0.0, due - self._now())):
+            with self._lock:
+                if not self._quiet and not self._read():
+                    return
+            due += self.period_s
+            behind = self._now() - due
+            if behind > 0:
+                due += math.ceil(behind / self.period_s) * self.period_s
+
+    def _read(self) -> bool:
+        """One reading; False when sampling must end."""
+        before = self._now()
+        try:
+            value = self._source()
+        except SsdlabError as exc:
+            self._notes.append(f"{self._what} stopped {before:.1f} s into the step: {exc}")
+            return False
+        except Exception as exc:  # a bug: stop() raises it in the step's thread
+            self._error = exc
+            return False
+        if value is not None:
+            self._samples.append(((before + self._now()) / 2, float(value)))
+        return True
+
+
+class TemperatureSampler(Sampler):
+    """Temperature (°C) beside a step, at 1 Hz or faster."""
+
+    def __init__(self, source: Callable[[], float | None], period_s: float = DEFAULT_TEMPERATURE_PERIOD_S):
+        if not 0 < period_s <= MAX_TEMPERATURE_PERIOD_S:
+            raise ValueError(f"temperature is sampled at least once a second: period {period_s} s")
+        super().__init__(source, period_s, "temperature sampling")
+
+
+def per_second(samples: Sequence[Sample], duration_s: float) -> tuple[float | None, ...]:
+    """The mean of each second's samples, None for a second without one. The seconds are
+    those of a step's per-second series: second k is [k, k+1), and a final part-second
+    shorter than half a second joins the second before it. Samples outside
+    [0, duration_s] are left out."""
+    count = max(1, int(duration_s + 0.5)) if duration_s > 0 else 0
+    sums = [0.0] * count
+    counts = [0] * count
+    for t, value in samples:
+        if 0 <= t <= duration_s:
+            k = min(int(t), count - 1)
+            sums[k] += value
+            counts[k] += 1
+    return tuple(s / n if n else None for s, n in zip(sums, counts))
