@@ -68,6 +68,28 @@ class FakeSysfs:
         (links / f"hwmon{index}").symlink_to(directory)
         return links / f"hwmon{index}"
 
+    def nvme_controller(self, name: str, *, hwmon: dict[str, str] | None = None, legacy_hwmon: bool = False,
+                        chip_name: str = "nvme", attrs: dict[str, str] | None = None) -> Path:
+        """class/nvme/NAME, linked to the controller directory a namespace's `device` points at, whose
+        `device` links to its PCI function; with an hwmon chip holding `hwmon` files under the
+        controller (current kernels) or under the PCI function (`legacy_hwmon`, the first kernels)."""
+        ctrl = self.root / "devices/ctrl" / name
+        pci = self.root / "devices/pci" / f"{name}-function"
+        for directory in (ctrl, pci):
+            directory.mkdir(parents=True, exist_ok=True)
+        (ctrl / "device").symlink_to(pci)
+        (self.root / "class/nvme").mkdir(parents=True, exist_ok=True)
+        (self.root / "class/nvme" / name).symlink_to(ctrl)
+        for key, value in (attrs or {}).items():
+            (ctrl / key).parent.mkdir(parents=True, exist_ok=True)
+            (ctrl / key).write_text(value + "\n")
+        if hwmon is not None:
+            chip = pci / "hwmon/hwmon1" if legacy_hwmon else ctrl / "hwmon1"
+            chip.mkdir(parents=True)
+            for key, value in {"name": chip_name, **hwmon}.items():
+                (chip / key).write_text(value + "\n")
+        return ctrl
+
     def _node(self, directory: Path, name: str, dev: str, sectors: int,
               attrs: dict[str, str] | None) -> None:
         directory.mkdir(parents=True)

@@ -1,0 +1,219 @@
+"""NVMe telemetry through nvme-cli: Identify Controller, the SMART / Health log, and the
+features that say how the drive manages power and heat.
+
+Admin commands go to the controller node (/dev/nvme0), and every one here only reads.
+The JSON of nvme-cli 1.x, 2.0-2.5 and 2.6+ differ (see `_power_state` and
+output._COUNTER); all of them give the same records. The one switch that changes the
+drive's behaviour, APST on or off, goes through sysfs (`disable_apst`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ssdlab.errors import SsdlabError
+from ssdlab.external import Commands
+from ssdlab.targets.sysfs import SYSFS
+from ssdlab.telemetry.output import Json, build, failure
+from ssdlab.telemetry.records import (
+    ApstEntry,
+    ApstFeature,
+    ControllerInfo,
+    Feature,
+    HealthLog,
+    PowerState,
+    PowerStateFeature,
+    TemperatureThreshold,
+    ThermalManagement,
+)
+
+DATA_UNIT_BYTES = 1000 * 512  # the health log counts data in thousands of 512-byte units
+
+POWER_MANAGEMENT, TEMPERATURE_THRESHOLD, APST, HOST_THERMAL_MANAGEMENT = 0x02, 0x04, 0x0C, 0x10
+FEATURES = (POWER_MANAGEMENT, TEMPERATURE_THRESHOLD, APST, HOST_THERMAL_MANAGEMENT)
+
+# nvme0 (a controller), nvme0n1 and nvme0n1p2 (namespace, partition), nvme0c1n1 (the hidden
+# path of a multipath namespace, through controller nvme1).
+_NODE = re.compile(r"nvme(\d+)(?:c(\d+))?(?:n\d+(?:p\d+)?)?")
+# nvme-cli prints `%#0*x`, so a value of 0 has no 0x: "Current value:00000000"
+_FEATURE_LINE = re.compile(r"^get-feature:\s*(?:0x)?([0-9a-f]{1,8}) \(.*\), \w+ value:\s*(?:0x)?([0-9a-f]{1,8})\s*$",
+                           re.M | re.I)
+_APST_ENTRY = re.compile(r"Entry\[\s*(\d{1,2})\]\s*\n\s*\.+\s*\n"
+                         r"\s*Idle Time Prior to Transition \(ITPT\): (\d{1,10}) ms\s*\n"
+                         r"\s*Idle Transition Power State\s+\(ITPS\): (\d{1,10})")
+APST_ENTRIES = 32
+
+
+def controller_node(device: str | Path) -> str:
+    """The controller of an NVMe namespace or partition: /dev/nvme0n1p2 -> /dev/nvme0.
+    Links (/dev/disk/by-id/...) are followed. With native multipath the number in
+    nvme0n1 is the subsystem's, which on a single-port drive is usually its controller's."""
+    name = Path(os.path.realpath(device)).name
+    match = _NODE.fullmatch(name)
+    if match is None:
+        raise SsdlabError(f"{device} is not an NVMe device: give one such as /dev/nvme0n1")
+    return f"/dev/nvme{match.group(2) or match.group(1)}"
+
+
+def celsius(kelvin: int | None) -> int | None:
+    """K - 273, as the NVMe specification and nvme-cli convert; 0 K means not reported."""
+    return kelvin - 273 if kelvin else None
+
+
+class NvmeCli:
+    """nvme-cli on the controller of `device`; each method runs one read-only admin command."""
+
+    def __init__(self, device: str | Path, commands: Commands) -> None:
+        self.controller = controller_node(device)
+        self.commands = commands
+
+    def id_ctrl(self) -> ControllerInfo:
+        argv = ["nvme", "id-ctrl", self.controller, "-o", "json"]
+        return parse_id_ctrl(self._run(argv), " ".join(argv))
+
+    def smart_log(self) -> HealthLog:
+        argv = ["nvme", "smart-log", self.controller, "-o", "json"]
+        return parse_smart_log(self._run(argv), " ".join(argv))
+
+    def get_feature(self, fid: int) -> Feature:
+        """Features 0x02, 0x04, 0x0c and 0x10, decoded; -H prints the APST table."""
+        argv = ["nvme", "get-feature", self.controller, "-f", f"0x{fid:02x}", "-H"]
+        return parse_feature(fid, self._run(argv), " ".join(argv))
+
+    def _run(self, argv: list[str]) -> str:
+        done = self.commands.run(argv)
+        if done.returncode != 0:
+            raise failure(argv, done)
+        return done.stdout
+
+
+def parse_id_ctrl(text: str, command: str = "nvme id-ctrl") -> ControllerInfo:
+    doc = Json.parse(text, command)
+    hctma = doc.optional_integer("hctma")  # mntmt, mxtmt and hctma came with NVMe 1.3
+    return build(ControllerInfo, command,
+                 model=doc.text("mn"), serial=doc.text("sn"), firmware=doc.text("fr"),
+                 wctemp_c=celsius(doc.integer("wctemp")), cctemp_c=celsius(doc.integer("cctemp")),
+                 mntmt_c=celsius(doc.optional_integer("mntmt")), mxtmt_c=celsius(doc.optional_integer("mxtmt")),
+                 hctma=None if hctma is None else bool(hctma & 1), apsta=bool(doc.integer("apsta") & 1),
+                 rtd3_resume_us=doc.integer("rtd3r") or None, rtd3_entry_us=doc.integer("rtd3e") or None,
+                 power_states=tuple(_power_state(i, psd) for i, psd in enumerate(doc.children("psds"))))
+
+
+def _power_state(index: int, psd: Json) -> PowerState:
+    if psd.has("max_power_scale"):  # nvme-cli 2.6+
+        max_scale, non_operational = psd.integer("max_power_scale"), psd.integer("non-operational_state")
+    else:  # 1.x and 2.0-2.5: the descriptor's flags byte
+        flags = psd.integer("flags")
+        max_scale, non_operational = flags & 1, flags >> 1 & 1
+    if psd.has("active_work_scale"):  # 1.x prints the raw bytes, the scale in bits 7:6
+        idle_scale, active_scale = psd.integer("idle_scale") >> 6, psd.integer("active_work_scale") >> 6
+    else:
+        idle_scale, active_scale = psd.integer("idle_scale"), psd.integer("active_scale")
+    return build(PowerState, psd.command, index=index,
+                 max_power_w=psd.integer("max_power") / (10000 if max_scale & 1 else 100),
+                 entry_latency_us=psd.integer("entry_lat"), exit_latency_us=psd.integer("exit_lat"),
+                 idle_power_w=_scaled(psd.integer("idle_power"), idle_scale),
+                 active_power_w=_scaled(psd.integer("active_power"), active_scale),
+                 operational=not non_operational & 1)
+
+
+def _scaled(value: int, scale: int) -> float | None:
+    """Idle and active power: scale 1 counts 0.0001 W, 2 counts 0.01 W, 0 (and the
+    reserved 3) means not reported."""
+    units_per_watt = {1: 10000, 2: 100}.get(scale & 3)
+    return None if units_per_watt is None else value / units_per_watt
+
+
+def parse_smart_log(text: str, command: str = "nvme smart-log") -> HealthLog:
+    doc = Json.parse(text, command)
+    sensors = ((n, doc.optional_integer(f"temperature_sensor_{n}")) for n in range(1, 9))
+    return build(HealthLog, command,
+                 temperature_c=celsius(doc.integer("temperature")),
+                 sensor_temperatures_c=tuple((n, k - 273) for n, k in sensors if k),
+                 critical_warning=doc.integer("critical_warning"),
+                 available_spare_pct=doc.integer("avail_spare"),
+                 spare_threshold_pct=doc.integer("spare_thresh"),
+                 percentage_used=doc.integer("percent_used"),
+                 host_read_bytes=doc.integer("data_units_read") * DATA_UNIT_BYTES,
+                 host_written_bytes=doc.integer("data_units_written") * DATA_UNIT_BYTES,
+                 host_read_commands=doc.integer("host_read_commands"),
+                 host_write_commands=doc.integer("host_write_commands"),
+                 controller_busy_minutes=doc.integer("controller_busy_time"),
+                 power_cycles=doc.integer("power_cycles"),
+                 power_on_hours=doc.integer("power_on_hours"),
+                 unsafe_shutdowns=doc.integer("unsafe_shutdowns"),
+                 media_errors=doc.integer("media_errors"),
+                 error_log_entries=doc.integer("num_err_log_entries"),
+                 warning_temp_minutes=doc.integer("warning_temp_time"),
+                 critical_temp_minutes=doc.integer("critical_comp_time"),
+                 tmt1_transitions=doc.optional_integer("thm_temp1_trans_count"),
+                 tmt2_transitions=doc.optional_integer("thm_temp2_trans_count"),
+                 tmt1_time_s=doc.optional_integer("thm_temp1_total_time"),
+                 tmt2_time_s=doc.optional_integer("thm_temp2_total_time"))
+
+
+def parse_feature(fid: int, text: str, command: str = "nvme get-feature") -> Feature:
+    """What `nvme get-feature DEV -f FID -H` prints, the same in nvme-cli 1.x and 2.x:
+    `get-feature:0x0c (Autonomous Power State Transition), Current value:0x00000001`,
+    and for APST the 32 entries of its table."""
+    if fid not in FEATURES:
+        raise ValueError(f"feature 0x{fid:02x} is not one ssdlab decodes")
+    match = _FEATURE_LINE.search(text)
+    if match is None:
+        raise SsdlabError(f"`{command}` printed no `get-feature:... value:...` line")
+    if int(match.group(1), 16) != fid:
+        raise SsdlabError(f"`{command}` answered for feature 0x{match.group(1)}, not 0x{fid:02x}")
+    value = int(match.group(2), 16)
+    if fid == POWER_MANAGEMENT:
+        return PowerStateFeature(power_state=value & 0x1F)
+    if fid == APST:
+        return ApstFeature(enabled=bool(value & 1), entries=_apst_entries(text, command))
+    if fid == HOST_THERMAL_MANAGEMENT:
+        return ThermalManagement(tmt1_c=celsius(value >> 16), tmt2_c=celsius(value & 0xFFFF))
+    # threshold in kelvin in bits 15:0, sensor in 19:16, 1 in bits 21:20 for an under-threshold
+    return TemperatureThreshold(threshold_c=(value & 0xFFFF) - 273, sensor=value >> 16 & 0xF,
+                                under=(value >> 20 & 3) == 1)
+
+
+def _apst_entries(text: str, command: str) -> tuple[ApstEntry, ...]:
+    rows = [tuple(map(int, row)) for row in _APST_ENTRY.findall(text)]
+    if [row[0] for row in rows] != list(range(APST_ENTRIES)):
+        raise SsdlabError(f"`{command}` did not print the {APST_ENTRIES} entries of the APST table")
+    return tuple(build(ApstEntry, command, from_state=state, idle_ms=idle_ms, target_state=target)
+                 for state, idle_ms, target in rows if idle_ms)
+
+
+def latency_tolerance_file(controller: str, sys_root: Path = SYSFS) -> Path:
+    """The live APST switch of a controller (/dev/nvme0 or nvme0): writing it makes the
+    kernel rebuild the APST table at once; 0 turns APST off, `any` lifts the limit."""
+    return sys_root / "class" / "nvme" / Path(controller).name / "power" / "pm_qos_latency_tolerance_us"
+
+
+def read_latency_tolerance(controller: str, sys_root: Path = SYSFS) -> str:
+    """`auto` (no constraint set), `any`, or the tolerated wake-up latency in µs."""
+    path = latency_tolerance_file(controller, sys_root)
+    try:
+        return path.read_text().strip()
+    except OSError as exc:
+        raise SsdlabError(f"cannot read {path} ({exc.strerror}): the kernel does not manage APST "
+                          "for this controller") from None
+
+
+def write_latency_tolerance(controller: str, value: str, sys_root: Path = SYSFS) -> None:
+    if re.fullmatch(r"\d+|any|auto", value) is None:
+        raise ValueError(f"a latency tolerance is a number of µs, `any` or `auto`, not {value!r}")
+    path = latency_tolerance_file(controller, sys_root)
+    try:
+        path.write_text(value + "\n")
+    except OSError as exc:
+        hint = ": switching APST needs root" if isinstance(exc, PermissionError) else ""
+        raise SsdlabError(f"cannot write {value} to {path} ({exc.strerror}){hint}") from None
+
+
+def disable_apst(controller: str, sys_root: Path = SYSFS) -> str:
+    """Turn APST off now; returns the setting to write back (write_latency_tolerance) after."""
+    previous = read_latency_tolerance(controller, sys_root)
+    write_latency_tolerance(controller, "0", sys_root)
+    return previous
