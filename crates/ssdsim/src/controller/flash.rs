@@ -208,15 +208,13 @@ impl Flash {
         (ppa, self.after_placement(ppa, stream, pu_done, ready))
     }
 
-    /// Move the valid page `ppa` to the relocation stream, its data ready at `ready`:
-    /// a mapping change, and controller time owed for the relocation.
+    /// Move the valid page `ppa`, holding `lba`, to the relocation stream, its data ready
+    /// at `ready`: a mapping change, and controller time owed for the relocation.
     #[inline]
-    pub fn relocate(&mut self, ppa: Ppa, ready: u64) {
-        // The LBA moves with its data; it is read before the move only when metadata is tracked.
-        let lba = self.tracks_metadata.then(|| self.ftl.p2l(ppa as usize));
-        let (new, pu_done) = self.ftl.relocate(ppa);
+    pub fn relocate(&mut self, ppa: Ppa, lba: u32, ready: u64) {
+        let (new, pu_done) = self.ftl.relocate(ppa, lba);
         self.after_placement(new, Stream::Reloc, pu_done, ready);
-        if let Some(lba) = lba {
+        if self.tracks_metadata {
             self.mark_changed(lba, lba, ready);
             self.relocated_unjournaled += 1;
         }

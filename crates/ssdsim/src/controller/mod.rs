@@ -380,8 +380,8 @@ impl Controller {
 
     /// Prefetch the mapping of an upcoming command (see [`Ftl::prefetch`]).
     #[inline]
-    pub fn prefetch(&self, lba: u64, deep: bool) {
-        self.flash.ftl.prefetch(lba, deep);
+    pub fn prefetch(&self, lba: u64) {
+        self.flash.ftl.prefetch(lba);
     }
 
     /// Start populating the mapping tables in the background (see [`Ftl::prefault`]).

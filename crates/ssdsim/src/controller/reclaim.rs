@@ -143,31 +143,28 @@ impl Reclaim {
         let base = c.sb * usb;
         let mut moved = 0u64;
         while moved < n && c.pos < c.end {
-            let ppa = base + c.pos;
+            let offset = c.pos;
             c.pos += 1;
-            if flash.ftl.p2l(ppa as usize) == NONE {
+            let Some(lba) = flash.ftl.reclaim_lba(c.sb, offset) else {
                 continue;
+            };
+            if let Some(ahead) = flash.ftl.reclaim_lba(c.sb, offset + PREFETCH_AHEAD_UNITS) {
+                flash.ftl.prefetch(ahead as u64);
             }
-            if c.pos + PREFETCH_AHEAD_UNITS < c.end {
-                let ahead = flash.ftl.p2l((ppa + PREFETCH_AHEAD_UNITS) as usize);
-                if ahead != NONE {
-                    flash.ftl.prefetch(ahead as u64, false);
-                }
-            }
-            let pu = (c.pos - 1) / upu;
+            let pu = offset / upu;
             if pu != c.cur_pu {
                 // One read of the source program unit brings all its valid units.
-                let first = base + pu * upu;
+                let first = pu * upu;
                 let k = (first..first + upu)
-                    .filter(|&p| flash.ftl.p2l(p as usize) != NONE)
+                    .filter(|&o| flash.ftl.reclaim_lba(c.sb, o).is_some())
                     .count() as u32;
-                c.pu_ready = flash.read_own(first, k, t);
+                c.pu_ready = flash.read_own(base + first, k, t);
                 c.cur_pu = pu;
             }
             if !flash.ftl.has_room(Stream::Reloc) {
                 flash.open(Stream::Reloc, false, t);
             }
-            flash.relocate(ppa, c.pu_ready);
+            flash.relocate(base + offset, lba, c.pu_ready);
             moved += 1;
         }
         flash.journal_relocations(t);

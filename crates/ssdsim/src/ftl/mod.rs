@@ -2,9 +2,9 @@
 //! write points per stream and victim bookkeeping.
 //!
 //! Contract (the FTL invariants, checked by [`Ftl::check`]):
-//! - every mapped LBA `l` maps to a page `p` with `p2l[p] == l`, and every
-//!   page with `p2l[p] == l` is the page `l2p[l]` (exactly one valid page per
-//!   mapped LBA);
+//! - every mapped LBA `l` maps to a page `l2p[l]` of a superblock that is not free
+//!   and whose reverse map ([`owners`]) names `l`: a page is valid when an LBA its
+//!   superblock was written with maps to it (exactly one valid page per mapped LBA);
 //! - the valid count of each superblock equals its number of valid pages;
 //! - free superblocks hold no valid page; full superblocks are in exactly one
 //!   victim set (SLC or native) unless being reclaimed.
@@ -18,10 +18,12 @@
 //! time (deferred erases: a TRIM of many gigabytes frees hundreds of superblocks
 //! without putting hundreds of erases in front of the host's next writes).
 
+pub mod owners;
 pub mod victim;
 
 use crate::config::{ConfigError, VictimKind};
 use crate::geometry::{Geometry, Ppa, NONE};
+use owners::Owners;
 use std::collections::VecDeque;
 use victim::VictimPolicy;
 
@@ -204,8 +206,14 @@ pub struct Ftl {
     /// Logical-to-physical table, stored as `ppa + 1` (0 = unmapped) so that a
     /// fresh table is zero pages the OS provides lazily.
     l2p: Vec<u32>,
-    /// Physical-to-logical table, stored as `lba + 1` (0 = no valid data).
-    p2l: Vec<u32>,
+    /// The LBAs each superblock was written with (the reverse map).
+    owners: Owners,
+    /// Superblocks being reclaimed, each with the LBAs of its valid units by offset
+    /// (plus one; 0 where not valid): looked up once when it is taken, and kept
+    /// current as its units are overwritten, trimmed or moved.
+    reclaiming: Vec<(u32, Vec<u32>)>,
+    /// Tables of superblocks reclaimed, for the next ones (no allocation churn).
+    spare_tables: Vec<Vec<u32>>,
     valid: Vec<u32>,
     state: Vec<SbState>,
     slc: Vec<bool>,
@@ -233,25 +241,24 @@ pub struct Ftl {
 impl Ftl {
     /// A fresh FTL; ConfigError when its mapping tables do not fit in memory.
     pub fn new(geo: Geometry, victim_policy: VictimKind) -> Result<Ftl, ConfigError> {
-        let total = geo.total_units() as usize;
         let n = geo.superblocks as usize;
         let units = geo.user_units as usize;
-        let (l2p, p2l) = zeroed_table(units)
-            .zip(zeroed_table(total))
-            .ok_or_else(|| {
-                let gib = ((units + total) * 4) as f64 / (1u64 << 30) as f64;
-                ConfigError(format!(
-                    "the simulated drive needs {gib:.1} GiB of memory for its mapping tables, \
+        let l2p = zeroed_table(units).ok_or_else(|| {
+            let gib = (units * 4) as f64 / (1u64 << 30) as f64;
+            ConfigError(format!(
+                "the simulated drive needs {gib:.1} GiB of memory for its mapping tables, \
                      more than this process could allocate: simulate a smaller drive \
                      (drive.user_capacity_gb, drive.geometry) or free memory"
-                ))
-            })?;
+            ))
+        })?;
         // Both sets score in native units (see `victim`), so both index up to a native superblock.
         let victims = || victim::from_kind(victim_policy, geo.superblocks, geo.units_per_sb);
         Ok(Ftl {
             prefault: None,
             l2p,
-            p2l,
+            owners: Owners::new(geo.superblocks, geo.user_units),
+            reclaiming: Vec::new(),
+            spare_tables: Vec::new(),
             valid: vec![0; n],
             state: vec![SbState::Free; n],
             slc: vec![false; n],
@@ -266,7 +273,7 @@ impl Ftl {
             slc_sbs: 0,
             clock: 0,
             #[cfg(test)]
-            stamp: vec![0; total],
+            stamp: vec![0; geo.total_units() as usize],
             geo,
         })
     }
@@ -290,41 +297,24 @@ impl Ftl {
         self.l2p[lba].wrapping_sub(1)
     }
 
-    /// LBA held by page `ppa`, or `NONE`.
-    #[inline]
-    pub fn p2l(&self, ppa: usize) -> u32 {
-        self.p2l[ppa].wrapping_sub(1)
-    }
-
     #[inline]
     fn set_l2p(&mut self, lba: u32, ppa: Ppa) {
         self.l2p[lba as usize] = ppa.wrapping_add(1);
     }
 
+    /// Hint the CPU to fetch the mapping entry of `lba`.
     #[inline]
-    fn set_p2l(&mut self, ppa: Ppa, lba: u32) {
-        self.p2l[ppa as usize] = lba.wrapping_add(1);
-    }
-
-    /// Hint the CPU to fetch the mapping entry of `lba` (and, if already cached, its page's reverse entry).
-    #[inline]
-    pub fn prefetch(&self, lba: u64, deep: bool) {
+    pub fn prefetch(&self, lba: u64) {
         #[cfg(target_arch = "x86_64")]
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let i = lba as usize;
-            if i < self.l2p.len() {
-                _mm_prefetch(self.l2p.as_ptr().add(i) as *const i8, _MM_HINT_T0);
-                if deep {
-                    let p = self.l2p[i].wrapping_sub(1) as usize;
-                    if p < self.p2l.len() {
-                        _mm_prefetch(self.p2l.as_ptr().add(p) as *const i8, _MM_HINT_T0);
-                    }
-                }
+        if let Some(entry) = self.l2p.get(lba as usize) {
+            // SAFETY: a prefetch of a valid reference; it has no effect on the program's state.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch(entry as *const u32 as *const i8, _MM_HINT_T0);
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (lba, deep);
+        let _ = lba;
     }
 
     /// Valid units of superblock `sb`.
@@ -411,6 +401,7 @@ impl Ftl {
         };
         let s = sb as usize;
         self.state[s] = SbState::Open;
+        self.owners.open(sb);
         self.slc[s] = slc;
         if slc {
             self.slc_sbs += 1;
@@ -443,9 +434,12 @@ impl Ftl {
     /// Invalidate the page `ppa` (its LBA was overwritten, trimmed or moved).
     #[inline]
     fn invalidate(&mut self, ppa: Ppa) {
-        self.set_p2l(ppa, NONE);
         let sb = self.geo.superblock_of(ppa);
         let s = sb as usize;
+        if self.state[s] == SbState::Reclaiming {
+            let offset = ppa - sb * self.geo.units_per_sb;
+            self.reclaim_table(sb)[offset as usize] = 0;
+        }
         let old = self.valid[s];
         self.valid[s] = old - 1;
         let victims = if self.slc[s] {
@@ -485,7 +479,7 @@ impl Ftl {
         let full = wp.next == wp.cap;
         let slc = wp.slc;
         self.set_l2p(lba, ppa);
-        self.set_p2l(ppa, lba);
+        self.owners.push(sb, lba);
         self.clock += 1;
         let s = sb as usize;
         self.valid[s] += 1;
@@ -502,6 +496,7 @@ impl Ftl {
     fn close(&mut self, sb: u32, slc: bool) {
         let s = sb as usize;
         self.state[s] = SbState::Full;
+        self.owners.close(sb);
         if self.valid[s] == 0 {
             self.free(sb);
         } else if slc {
@@ -529,11 +524,11 @@ impl Ftl {
         Some(ppa)
     }
 
-    /// Move the valid page `ppa` to the relocation stream; returns the new page and whether it completed a program unit.
+    /// Move the valid page `ppa` of a superblock being reclaimed, holding `lba`, to the
+    /// relocation stream; returns the new page and whether it completed a program unit.
     #[inline]
-    pub fn relocate(&mut self, ppa: Ppa) -> (Ppa, bool) {
-        let lba = self.p2l(ppa as usize);
-        debug_assert_ne!(lba, NONE);
+    pub fn relocate(&mut self, ppa: Ppa, lba: u32) -> (Ppa, bool) {
+        debug_assert_eq!(self.l2p(lba as usize), ppa);
         self.invalidate(ppa);
         let r = self.place_unmapped(lba, Stream::Reloc);
         #[cfg(test)]
@@ -568,7 +563,25 @@ impl Ftl {
             self.victims_native.remove(sb)
         }
         self.state[s] = SbState::Reclaiming;
+        let mut table = self.spare_tables.pop().unwrap_or_default();
+        self.valid_units(sb, &mut table);
+        self.reclaiming.push((sb, table));
         Some((sb, in_slc))
+    }
+
+    /// The table of valid units of `sb`, which is being reclaimed.
+    #[inline]
+    fn reclaim_table(&mut self, sb: u32) -> &mut Vec<u32> {
+        let i = self.reclaiming.iter().position(|r| r.0 == sb);
+        &mut self.reclaiming[i.expect("being reclaimed")].1
+    }
+
+    /// The LBA of the unit at `offset` of `sb`, which is being reclaimed, when that unit
+    /// is still valid.
+    #[inline]
+    pub fn reclaim_lba(&self, sb: u32, offset: u32) -> Option<u32> {
+        let (_, table) = self.reclaiming.iter().find(|r| r.0 == sb)?;
+        table.get(offset as usize)?.checked_sub(1)
     }
 
     /// The best victim now, SLC or native (`slc_only`: SLC), with whether it is in SLC mode.
@@ -606,8 +619,27 @@ impl Ftl {
         self.free(sb);
     }
 
+    /// Superblock `sb` is no longer being reclaimed: its table is kept for the next one.
+    fn end_reclaim(&mut self, sb: u32) {
+        if let Some(i) = self.reclaiming.iter().position(|r| r.0 == sb) {
+            let (_, table) = self.reclaiming.swap_remove(i);
+            self.spare_tables.push(table);
+        }
+    }
+
+    /// The valid units of superblock `sb` by offset: `out[offset]` is the LBA plus one,
+    /// or 0 where the unit is not valid.
+    pub fn valid_units(&self, sb: u32, out: &mut Vec<u32>) {
+        let capacity = self.geo.sb_capacity(self.slc[sb as usize]);
+        let base = sb * self.geo.units_per_sb;
+        self.owners
+            .valid_units(sb, base, capacity, |lba| self.l2p(lba as usize), out);
+    }
+
     fn free(&mut self, sb: u32) {
         let s = sb as usize;
+        self.owners.forget(sb);
+        self.end_reclaim(sb);
         let slc = self.slc[s];
         if slc {
             self.slc_sbs -= 1;
@@ -621,7 +653,7 @@ impl Ftl {
     /// will touch most of them, such as a whole-drive fill). Idempotent.
     pub fn prefault(&mut self) {
         if self.prefault.is_none() {
-            self.prefault = Prefault::start(&[&self.l2p, &self.p2l]);
+            self.prefault = Prefault::start(&[&self.l2p]);
         }
     }
 
@@ -629,12 +661,14 @@ impl Ftl {
     /// schedules the erases); erase counts go on. Returns the superblocks erased.
     pub fn purge(&mut self) -> u64 {
         self.prefault = None; // stop it before the tables are replaced
-                              // Fresh zeroed tables (lazily provided by the OS) instead of rewriting 2 GiB;
-                              // the old tables are freed first, so the same sizes fit again.
+                              // A fresh zeroed table (lazily provided by the OS) instead of rewriting 1 GiB;
+                              // the old one is freed first, so the same size fits again.
         self.l2p = Vec::new();
-        self.p2l = Vec::new();
         self.l2p = zeroed_table(self.geo.user_units as usize).expect("fitted when built");
-        self.p2l = zeroed_table(self.geo.total_units() as usize).expect("fitted when built");
+        self.owners.clear();
+        for (_, table) in self.reclaiming.drain(..) {
+            self.spare_tables.push(table);
+        }
         let used = (0..self.geo.superblocks).filter(|&sb| self.state[sb as usize] != SbState::Free);
         let holding_data: Vec<u32> = used
             .chain(self.to_erase.iter().map(|&(sb, _)| sb))
@@ -671,39 +705,18 @@ impl Ftl {
 
     /// Verify the FTL invariants (O(capacity)); returns a description of the first violation.
     pub fn check(&self) -> Result<(), String> {
-        let mut mapped = 0u64;
-        for l in 0..self.l2p.len() {
-            let p = self.l2p(l);
-            if p != NONE {
-                mapped += 1;
-                if self.p2l(p as usize) != l as u32 {
-                    return Err(format!(
-                        "lba {l} maps to page {p} which holds {}",
-                        self.p2l(p as usize)
-                    ));
-                }
-            }
-        }
+        let mapped = (0..self.l2p.len()).filter(|&l| self.l2p(l) != NONE).count() as u64;
         if mapped != self.mapped {
             return Err(format!("mapped count {} != {}", self.mapped, mapped));
         }
-        let usb = self.geo.units_per_sb as usize;
         let mut slc_valid = 0u64;
+        let mut valid_seen = 0u64;
         let mut free_seen = 0;
+        let mut units = Vec::new();
         for sb in 0..self.geo.superblocks as usize {
-            let mut v = 0u32;
-            for p in sb * usb..(sb + 1) * usb {
-                let l = self.p2l(p);
-                if l != NONE {
-                    if self.l2p(l as usize) != p as u32 {
-                        return Err(format!(
-                            "page {p} claims lba {l} which maps to {}",
-                            self.l2p(l as usize)
-                        ));
-                    }
-                    v += 1;
-                }
-            }
+            self.valid_units(sb as u32, &mut units);
+            let v = units.iter().filter(|&&l| l != 0).count() as u32;
+            valid_seen += v as u64;
             if v != self.valid[sb] {
                 return Err(format!(
                     "superblock {sb}: valid count {} but {v} valid pages",
@@ -735,6 +748,17 @@ impl Ftl {
                 }
                 _ => {}
             }
+        }
+        for (sb, table) in &self.reclaiming {
+            self.valid_units(*sb, &mut units);
+            if *table != units {
+                return Err(format!("the table of reclaimed superblock {sb} is stale"));
+            }
+        }
+        if valid_seen != mapped {
+            return Err(format!(
+                "{mapped} LBAs are mapped but their superblocks name {valid_seen}"
+            ));
         }
         if slc_valid != self.slc_valid {
             return Err(format!("slc valid count {} != {slc_valid}", self.slc_valid));

@@ -12,19 +12,13 @@ use crate::controller::Controller;
 use crate::rng::Rng;
 use crate::step::{Op, Step};
 
-/// How many commands are generated before they are issued. Random commands are
-/// prefetched in two stages, each given `LOOK_AHEAD / 2` commands of simulation
-/// (microseconds of wall time) to bring an entry from memory; the entries of 16
-/// commands are a few dozen cache lines, far too few to evict one another. The PRNG runs this
+/// How many commands are generated before they are issued. The mapping entry of a
+/// random command is prefetched when it is generated, which gives it `LOOK_AHEAD`
+/// commands of simulation (microseconds of wall time) to arrive from memory; the
+/// entries of 16 commands are 16 cache lines, far too few to evict one another. The PRNG runs this
 /// many commands ahead of issue (the last ones of a step are never issued), so a
 /// change of this value changes the offsets of every later random step.
 const LOOK_AHEAD: usize = 16;
-
-/// Position in the ring, counted from its head (the next command to issue), of the
-/// command whose physical page's reverse entry is prefetched: its logical entry was
-/// prefetched half the ring ago, so it can be read by now, and the reverse entry it
-/// points to has the other half of the ring to arrive.
-const DEEP_PREFETCH_AHEAD: usize = LOOK_AHEAD / 2;
 
 /// What a command does; its value indexes per-direction arrays.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -148,9 +142,7 @@ impl<'a> Commands<'a> {
         self.ring[self.head] = new;
         self.head = (self.head + 1) % LOOK_AHEAD;
         if self.generator.random {
-            dev.prefetch(lba_of(new), false);
-            let deep = self.ring[(self.head + DEEP_PREFETCH_AHEAD) % LOOK_AHEAD];
-            dev.prefetch(lba_of(deep), true);
+            dev.prefetch(lba_of(new));
         }
         command
     }

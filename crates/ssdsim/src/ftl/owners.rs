@@ -1,0 +1,215 @@
+//! Which LBAs each superblock was written with: the reverse map, kept compact.
+//!
+//! Garbage collection needs the LBAs of a victim's valid units. A physical-to-logical
+//! table (4 bytes per physical unit) was half of the simulator's memory. Instead each
+//! superblock keeps the set of LBAs written into it; a unit is valid when the
+//! logical-to-physical table still points into the superblock (`l2p[lba]` is the
+//! truth, so nothing here changes when data is overwritten, trimmed or moved away).
+//! While a superblock is open its LBAs are logged in write order; when it is closed
+//! the log is stored in the smaller of two forms:
+//! - runs of consecutive LBAs (sequential writes, folding and relocation of
+//!   sequential data: a few bytes per superblock);
+//! - LBAs grouped by their high bits, 2 bytes each plus a table of group starts
+//!   (random writes: half of a 4-byte table, with no sort).
+//!
+//! The set may name an LBA twice (written twice into one superblock) or name LBAs
+//! that are no longer valid there; [`Owners::valid_units`] resolves both against the
+//! logical-to-physical table.
+
+use crate::geometry::NONE;
+
+/// LBAs of a group share their bits above these.
+const GROUP_BITS: u32 = 16;
+
+/// The LBAs of one superblock.
+enum Log {
+    /// Free (nothing written since it was last freed).
+    Empty,
+    /// Open: the LBAs in write order.
+    Open(Vec<u32>),
+    /// Closed: runs of consecutive LBAs, (first, count).
+    Runs(Vec<(u32, u32)>),
+    /// Closed: the low bits of the LBAs of group `g` are `low[starts[g]..starts[g + 1]]`.
+    Groups { starts: Vec<u32>, low: Vec<u16> },
+}
+
+pub struct Owners {
+    logs: Vec<Log>,
+    /// Groups of the LBA space.
+    groups: u32,
+    /// Buffers of closed logs, kept for the next open superblock (no allocation churn).
+    spare: Vec<Vec<u32>>,
+}
+
+impl Owners {
+    pub fn new(superblocks: u32, user_units: u64) -> Owners {
+        Owners {
+            logs: (0..superblocks).map(|_| Log::Empty).collect(),
+            groups: (user_units >> GROUP_BITS) as u32 + 1,
+            spare: Vec::new(),
+        }
+    }
+
+    /// Superblock `sb` is opened for writing.
+    pub fn open(&mut self, sb: u32) {
+        let mut log = self.spare.pop().unwrap_or_default();
+        log.clear();
+        self.logs[sb as usize] = Log::Open(log);
+    }
+
+    /// `lba` is written into the open superblock `sb`.
+    #[inline]
+    pub fn push(&mut self, sb: u32, lba: u32) {
+        match &mut self.logs[sb as usize] {
+            Log::Open(log) => log.push(lba),
+            _ => unreachable!("superblock {sb} is not open"),
+        }
+    }
+
+    /// Superblock `sb` is written to its end: store its log compactly.
+    pub fn close(&mut self, sb: u32) {
+        let Log::Open(log) = std::mem::replace(&mut self.logs[sb as usize], Log::Empty) else {
+            unreachable!("superblock {sb} is not open")
+        };
+        let runs = 1 + log
+            .windows(2)
+            .filter(|w| w[1] != w[0].wrapping_add(1))
+            .count();
+        let runs_bytes = runs * 8;
+        let groups_bytes = log.len() * 2 + self.groups as usize * 4;
+        self.logs[sb as usize] = if log.is_empty() || runs_bytes <= groups_bytes {
+            Log::Runs(runs_of(&log))
+        } else {
+            self.grouped(&log)
+        };
+        self.spare.push(log);
+    }
+
+    /// Superblock `sb` is free: forget its log.
+    pub fn forget(&mut self, sb: u32) {
+        if let Log::Open(log) = std::mem::replace(&mut self.logs[sb as usize], Log::Empty) {
+            self.spare.push(log);
+        }
+    }
+
+    /// Forget every log (purge).
+    pub fn clear(&mut self) {
+        for sb in 0..self.logs.len() {
+            self.forget(sb as u32);
+        }
+    }
+
+    /// The valid units of the closed superblock `sb`, whose units are the pages from
+    /// `base` to `base + capacity`: `out[offset]` is the LBA at that offset plus one, or 0
+    /// when the unit is not valid. A unit is valid when `l2p(lba)` is its page.
+    pub fn valid_units(
+        &self,
+        sb: u32,
+        base: u32,
+        capacity: u32,
+        l2p: impl Fn(u32) -> u32,
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
+        out.resize(capacity as usize, 0);
+        let mut note = |lba: u32| {
+            let offset = l2p(lba).wrapping_sub(base);
+            if offset < capacity {
+                out[offset as usize] = lba + 1;
+            }
+        };
+        match &self.logs[sb as usize] {
+            Log::Empty => {}
+            Log::Open(log) => log.iter().for_each(|&l| note(l)),
+            Log::Runs(runs) => runs
+                .iter()
+                .for_each(|&(first, n)| (first..first + n).for_each(&mut note)),
+            Log::Groups { starts, low } => {
+                for g in 0..self.groups as usize {
+                    let high = (g as u32) << GROUP_BITS;
+                    let members = &low[starts[g] as usize..starts[g + 1] as usize];
+                    members.iter().for_each(|&l| note(high | l as u32));
+                }
+            }
+        }
+        debug_assert!(out.iter().all(|&l| l == 0 || l - 1 != NONE));
+    }
+
+    /// The log grouped by the LBAs' high bits (a counting sort: two passes, no comparison).
+    fn grouped(&self, log: &[u32]) -> Log {
+        let mut starts = vec![0u32; self.groups as usize + 1];
+        for &l in log {
+            starts[(l >> GROUP_BITS) as usize + 1] += 1;
+        }
+        for g in 1..starts.len() {
+            starts[g] += starts[g - 1];
+        }
+        let mut next = starts.clone();
+        let mut low = vec![0u16; log.len()];
+        for &l in log {
+            let g = (l >> GROUP_BITS) as usize;
+            low[next[g] as usize] = l as u16;
+            next[g] += 1;
+        }
+        Log::Groups { starts, low }
+    }
+}
+
+/// `log` as runs of consecutive LBAs.
+fn runs_of(log: &[u32]) -> Vec<(u32, u32)> {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &l in log {
+        match runs.last_mut() {
+            Some((first, n)) if first.wrapping_add(*n) == l => *n += 1,
+            _ => runs.push((l, 1)),
+        }
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A closed superblock 7 of 8 units from page 56, written with `lbas`; `l2p` maps
+    /// each LBA to the page of its last write there.
+    fn decoded(lbas: &[u32]) -> Vec<u32> {
+        let mut o = Owners::new(10, 1 << 20);
+        o.open(7);
+        lbas.iter().for_each(|&l| o.push(7, l));
+        o.close(7);
+        let last = |l: u32| {
+            lbas.iter()
+                .rposition(|&x| x == l)
+                .map_or(NONE, |i| 56 + i as u32)
+        };
+        let mut out = Vec::new();
+        o.valid_units(7, 56, 8, last, &mut out);
+        out
+    }
+
+    #[test]
+    fn runs_and_groups_give_back_every_valid_unit_at_its_offset() {
+        // Sequential: stored as one run.
+        assert_eq!(decoded(&[5, 6, 7, 8]), vec![6, 7, 8, 9, 0, 0, 0, 0]);
+        // Scattered over groups, one LBA written twice: only its last page is valid.
+        let scattered = [70_000, 3, 900_000, 3, 65_536, 12];
+        assert_eq!(
+            decoded(&scattered),
+            vec![70_001, 0, 900_001, 4, 65_537, 13, 0, 0]
+        );
+    }
+
+    #[test]
+    fn the_smaller_form_is_chosen() {
+        let mut o = Owners::new(2, 1 << 24);
+        o.open(0);
+        (0..1000).for_each(|l| o.push(0, l));
+        o.close(0);
+        assert!(matches!(o.logs[0], Log::Runs(ref r) if r.len() == 1));
+        o.open(1);
+        (0..1000u32).for_each(|i| o.push(1, i.wrapping_mul(2_654_435_761) >> 8));
+        o.close(1);
+        assert!(matches!(o.logs[1], Log::Groups { ref low, .. } if low.len() == 1000));
+    }
+}
