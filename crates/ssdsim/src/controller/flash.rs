@@ -200,11 +200,18 @@ impl Flash {
         }
     }
 
-    /// Write `lba` to `stream` (which has room) with its data ready at `ready`;
-    /// returns its page and, when it completed a program unit, the program's end.
+    /// Write the `n` units from `lba` to `stream`, which has room for them in its program
+    /// unit, with their data ready at `ready`; returns the first page and, when they
+    /// completed the program unit, the program's end.
     #[inline]
-    pub fn place(&mut self, lba: u32, stream: Stream, ready: u64) -> (Ppa, Option<u64>) {
-        let (ppa, pu_done) = self.ftl.place(lba, stream);
+    pub fn place_run(
+        &mut self,
+        lba: u32,
+        n: u32,
+        stream: Stream,
+        ready: u64,
+    ) -> (Ppa, Option<u64>) {
+        let (ppa, pu_done) = self.ftl.place_run(lba, n, stream);
         (ppa, self.after_placement(ppa, stream, pu_done, ready))
     }
 

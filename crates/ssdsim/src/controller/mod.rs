@@ -301,16 +301,14 @@ impl Controller {
         let s = stream as usize;
         let n = max.min(self.flash.ftl.room_in_pu(stream));
         let accepted = self.buffers[s].accept(t);
-        for j in 0..n {
-            let (_ppa, program_end) = self.flash.place(lba + j, stream, accepted);
-            #[cfg(test)]
-            {
-                self.seq += 1;
-                self.flash.ftl.stamp[_ppa as usize] = self.seq;
-            }
-            if let Some(end) = program_end {
-                self.buffers[s].programmed(end);
-            }
+        let (_first, program_end) = self.flash.place_run(lba, n, stream, accepted);
+        #[cfg(test)]
+        for ppa in _first.._first + n {
+            self.seq += 1;
+            self.flash.ftl.stamp[ppa as usize] = self.seq;
+        }
+        if let Some(end) = program_end {
+            self.buffers[s].programmed(end);
         }
         self.flash.activity.host_units += n as u64;
         self.flash.note_changes(lba, lba + n - 1, n as u64, t);

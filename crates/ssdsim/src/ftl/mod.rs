@@ -436,36 +436,64 @@ impl Ftl {
     fn invalidate(&mut self, ppa: Ppa) {
         let sb = self.geo.superblock_of(ppa);
         let s = sb as usize;
-        if self.state[s] == SbState::Reclaiming {
-            let offset = ppa - sb * self.geo.units_per_sb;
-            self.reclaim_table(sb)[offset as usize] = 0;
-        }
         let old = self.valid[s];
         self.valid[s] = old - 1;
-        let victims = if self.slc[s] {
+        if self.slc[s] {
             self.slc_valid -= 1;
-            &mut self.victims_slc
-        } else {
-            &mut self.victims_native
-        };
-        victims.update(sb, old, old - 1);
-        if old == 1 && self.state[s] == SbState::Full {
-            victims.remove(sb);
-            self.free(sb);
+        }
+        match self.state[s] {
+            SbState::Full => {
+                let victims = if self.slc[s] {
+                    &mut self.victims_slc
+                } else {
+                    &mut self.victims_native
+                };
+                victims.update(sb, old, old - 1);
+                if old == 1 {
+                    victims.remove(sb);
+                    self.free(sb);
+                }
+            }
+            SbState::Reclaiming => {
+                let offset = ppa - sb * self.geo.units_per_sb;
+                self.reclaim_table(sb)[offset as usize] = 0;
+            }
+            SbState::Open | SbState::Free => {}
         }
     }
 
-    /// Map `lba` to the next page of `stream` (which must have room); returns
-    /// the page and whether it completed a program unit.
-    #[inline]
-    pub fn place(&mut self, lba: u32, stream: Stream) -> (Ppa, bool) {
-        let old = self.l2p(lba as usize);
-        if old != NONE {
-            self.invalidate(old);
-        } else {
-            self.mapped += 1;
+    /// Map the `n` LBAs from `lba` to the next pages of `stream`, which has room for them
+    /// in its program unit (see [`room_in_pu`](Self::room_in_pu)), invalidating the pages
+    /// they mapped to; one update of the write point and the counts for the run. Returns
+    /// the first page and whether the program unit is complete.
+    pub fn place_run(&mut self, lba: u32, n: u32, stream: Stream) -> (Ppa, bool) {
+        debug_assert!(n >= 1 && n <= self.room_in_pu(stream));
+        let wp = &self.wps[stream as usize];
+        let (sb, slc) = (wp.sb, wp.slc);
+        let first = sb * self.geo.units_per_sb + wp.next;
+        for j in 0..n {
+            let old = self.l2p((lba + j) as usize);
+            if old != NONE {
+                self.invalidate(old);
+            } else {
+                self.mapped += 1;
+            }
+            self.set_l2p(lba + j, first + j);
         }
-        self.place_unmapped(lba, stream)
+        self.owners.push_run(sb, lba, n);
+        let wp = &mut self.wps[stream as usize];
+        wp.next += n;
+        let pu_done = self.geo.div_pu.rem(wp.next) == 0;
+        let full = wp.next == wp.cap;
+        self.clock += n as u64;
+        self.valid[sb as usize] += n;
+        if slc {
+            self.slc_valid += n as u64;
+        }
+        if full {
+            self.close(sb, slc);
+        }
+        (first, pu_done)
     }
 
     #[inline]

@@ -66,21 +66,25 @@ impl Owners {
         }
     }
 
+    /// The `n` LBAs from `lba` are written into the open superblock `sb`.
+    #[inline]
+    pub fn push_run(&mut self, sb: u32, lba: u32, n: u32) {
+        match &mut self.logs[sb as usize] {
+            Log::Open(log) => log.extend(lba..lba + n),
+            _ => unreachable!("superblock {sb} is not open"),
+        }
+    }
+
     /// Superblock `sb` is written to its end: store its log compactly.
     pub fn close(&mut self, sb: u32) {
         let Log::Open(log) = std::mem::replace(&mut self.logs[sb as usize], Log::Empty) else {
             unreachable!("superblock {sb} is not open")
         };
-        let runs = 1 + log
-            .windows(2)
-            .filter(|w| w[1] != w[0].wrapping_add(1))
-            .count();
-        let runs_bytes = runs * 8;
-        let groups_bytes = log.len() * 2 + self.groups as usize * 4;
-        self.logs[sb as usize] = if log.is_empty() || runs_bytes <= groups_bytes {
-            Log::Runs(runs_of(&log))
-        } else {
-            self.grouped(&log)
+        // Runs take 8 bytes each: as many as the grouped form's bytes allow.
+        let most_runs = (log.len() * 2 + self.groups as usize * 4) / 8;
+        self.logs[sb as usize] = match runs_of(&log, most_runs) {
+            Some(runs) => Log::Runs(runs),
+            None => self.grouped(&log),
         };
         self.spare.push(log);
     }
@@ -155,16 +159,18 @@ impl Owners {
     }
 }
 
-/// `log` as runs of consecutive LBAs.
-fn runs_of(log: &[u32]) -> Vec<(u32, u32)> {
+/// `log` as runs of consecutive LBAs; None when it takes more than `most` runs.
+fn runs_of(log: &[u32], most: usize) -> Option<Vec<(u32, u32)>> {
     let mut runs: Vec<(u32, u32)> = Vec::new();
     for &l in log {
+        let full = runs.len() == most;
         match runs.last_mut() {
             Some((first, n)) if first.wrapping_add(*n) == l => *n += 1,
+            _ if full => return None,
             _ => runs.push((l, 1)),
         }
     }
-    runs
+    Some(runs)
 }
 
 #[cfg(test)]
