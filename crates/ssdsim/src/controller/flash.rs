@@ -50,6 +50,8 @@ pub struct Flash {
     owed_ps: u64,
     /// Die of the next metadata program (journal and map pages), in turn.
     next_meta_die: u32,
+    /// The LBAs of the run being relocated (a buffer kept between runs).
+    relocated_lbas: Vec<u32>,
 }
 
 impl Flash {
@@ -70,6 +72,7 @@ impl Flash {
             owed_ps: 0,
             relocated_unjournaled: 0,
             next_meta_die: 0,
+            relocated_lbas: Vec::new(),
         }
     }
 
@@ -215,16 +218,32 @@ impl Flash {
         (ppa, self.after_placement(ppa, stream, pu_done, ready))
     }
 
-    /// Move the valid page `ppa`, holding `lba`, to the relocation stream, its data ready
-    /// at `ready`: a mapping change, and controller time owed for the relocation.
+    /// Move the `n` valid units from `offset` of `sb`, being reclaimed, to the relocation
+    /// stream (which has room for them in its program unit), their data ready at `ready`:
+    /// mapping changes, and controller time owed for the relocations.
     #[inline]
-    pub fn relocate(&mut self, ppa: Ppa, lba: u32, ready: u64) {
-        let (new, pu_done) = self.ftl.relocate(ppa, lba);
-        self.after_placement(new, Stream::Reloc, pu_done, ready);
+    pub fn relocate_run(&mut self, sb: u32, offset: u32, n: u32, ready: u64) {
+        let mut lbas = std::mem::take(&mut self.relocated_lbas);
         if self.tracks_metadata {
-            self.mark_changed(lba, lba, ready);
-            self.relocated_unjournaled += 1;
+            let units = &self.ftl.reclaim_units(sb)[offset as usize..(offset + n) as usize];
+            lbas.clear();
+            lbas.extend(units.iter().map(|l| l - 1));
         }
+        let (first, pu_done) = self.ftl.relocate_run(sb, offset, n);
+        if self.tracks_metadata {
+            // In the order of unit-by-unit relocation: the program, if the run completes
+            // its program unit, comes after every unit but the last.
+            let (last, before) = lbas.split_last().expect("a run has units");
+            before
+                .iter()
+                .for_each(|&lba| self.mark_changed(lba, lba, ready));
+            self.after_placement(first, Stream::Reloc, pu_done, ready);
+            self.mark_changed(*last, *last, ready);
+            self.relocated_unjournaled += n as u64;
+        } else {
+            self.after_placement(first, Stream::Reloc, pu_done, ready);
+        }
+        self.relocated_lbas = lbas;
     }
 
     /// The relocations since the last call go into the journal at `t`, and their

@@ -144,28 +144,40 @@ impl Reclaim {
         let mut moved = 0u64;
         while moved < n && c.pos < c.end {
             let offset = c.pos;
-            c.pos += 1;
-            let Some(lba) = flash.ftl.reclaim_lba(c.sb, offset) else {
+            if flash.ftl.reclaim_units(c.sb)[offset as usize] == 0 {
+                c.pos += 1;
                 continue;
-            };
-            if let Some(ahead) = flash.ftl.reclaim_lba(c.sb, offset + PREFETCH_AHEAD_UNITS) {
-                flash.ftl.prefetch(ahead as u64);
             }
             let pu = offset / upu;
+            let pu_end = ((pu + 1) * upu).min(c.end);
             if pu != c.cur_pu {
                 // One read of the source program unit brings all its valid units.
-                let first = pu * upu;
-                let k = (first..first + upu)
-                    .filter(|&o| flash.ftl.reclaim_lba(c.sb, o).is_some())
-                    .count() as u32;
-                c.pu_ready = flash.read_own(base + first, k, t);
+                let units = &flash.ftl.reclaim_units(c.sb)[(pu * upu) as usize..pu_end as usize];
+                let k = units.iter().filter(|&&l| l != 0).count() as u32;
+                c.pu_ready = flash.read_own(base + pu * upu, k, t);
                 c.cur_pu = pu;
             }
             if !flash.ftl.has_room(Stream::Reloc) {
                 flash.open(Stream::Reloc, false, t);
             }
-            flash.relocate(base + offset, lba, c.pu_ready);
-            moved += 1;
+            // A run of valid units of this program unit that fits the destination's.
+            let most = (n - moved)
+                .min(flash.ftl.room_in_pu(Stream::Reloc) as u64)
+                .min((pu_end - offset) as u64) as usize;
+            let units = flash.ftl.reclaim_units(c.sb);
+            let run = units[offset as usize..][..most]
+                .iter()
+                .take_while(|&&l| l != 0)
+                .count() as u32;
+            let ahead = (offset + PREFETCH_AHEAD_UNITS) as usize;
+            for &l in units.iter().skip(ahead).take(run as usize) {
+                if l != 0 {
+                    flash.ftl.prefetch(l as u64 - 1);
+                }
+            }
+            flash.relocate_run(c.sb, offset, run, c.pu_ready);
+            c.pos += run;
+            moved += run as u64;
         }
         flash.journal_relocations(t);
         let a = &mut flash.activity;

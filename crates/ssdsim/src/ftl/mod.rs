@@ -468,9 +468,7 @@ impl Ftl {
     /// the first page and whether the program unit is complete.
     pub fn place_run(&mut self, lba: u32, n: u32, stream: Stream) -> (Ppa, bool) {
         debug_assert!(n >= 1 && n <= self.room_in_pu(stream));
-        let wp = &self.wps[stream as usize];
-        let (sb, slc) = (wp.sb, wp.slc);
-        let first = sb * self.geo.units_per_sb + wp.next;
+        let first = self.next_page(stream);
         for j in 0..n {
             let old = self.l2p((lba + j) as usize);
             if old != NONE {
@@ -480,8 +478,50 @@ impl Ftl {
             }
             self.set_l2p(lba + j, first + j);
         }
-        self.owners.push_run(sb, lba, n);
+        self.owners.push_run(self.wps[stream as usize].sb, lba, n);
+        (first, self.advance(stream, n))
+    }
+
+    /// Move the `n` units from `offset` of `sb`, which is being reclaimed and whose units
+    /// there are all valid, to the relocation stream, which has room for them in its
+    /// program unit. Returns the first new page and whether the program unit is complete.
+    pub fn relocate_run(&mut self, sb: u32, offset: u32, n: u32) -> (Ppa, bool) {
+        debug_assert!(n >= 1 && n <= self.room_in_pu(Stream::Reloc));
+        let first = self.next_page(Stream::Reloc);
+        let dest = self.wps[Stream::Reloc as usize].sb;
+        let i = self.reclaiming.iter().position(|r| r.0 == sb);
+        let table = &mut self.reclaiming[i.expect("being reclaimed")].1;
+        for j in 0..n {
+            let lba = std::mem::take(&mut table[(offset + j) as usize]) - 1;
+            self.l2p[lba as usize] = first + j + 1;
+            self.owners.push(dest, lba);
+            #[cfg(test)]
+            {
+                let from = (sb * self.geo.units_per_sb + offset + j) as usize;
+                self.stamp[(first + j) as usize] = self.stamp[from];
+            }
+        }
+        self.valid[sb as usize] -= n;
+        if self.slc[sb as usize] {
+            self.slc_valid -= n as u64;
+        }
+        (first, self.advance(Stream::Reloc, n))
+    }
+
+    /// The page the next unit written to `stream` goes to.
+    #[inline]
+    fn next_page(&self, stream: Stream) -> Ppa {
+        let wp = &self.wps[stream as usize];
+        wp.sb * self.geo.units_per_sb + wp.next
+    }
+
+    /// `n` units were written to `stream`: its write point, the write clock and the valid
+    /// counts move on, and its superblock is closed when full. Returns whether the program
+    /// unit is complete.
+    #[inline]
+    fn advance(&mut self, stream: Stream, n: u32) -> bool {
         let wp = &mut self.wps[stream as usize];
+        let (sb, slc) = (wp.sb, wp.slc);
         wp.next += n;
         let pu_done = self.geo.div_pu.rem(wp.next) == 0;
         let full = wp.next == wp.cap;
@@ -493,31 +533,7 @@ impl Ftl {
         if full {
             self.close(sb, slc);
         }
-        (first, pu_done)
-    }
-
-    #[inline]
-    fn place_unmapped(&mut self, lba: u32, stream: Stream) -> (Ppa, bool) {
-        let usb = self.geo.units_per_sb;
-        let wp = &mut self.wps[stream as usize];
-        let sb = wp.sb;
-        let ppa = sb * usb + wp.next;
-        wp.next += 1;
-        let pu_done = self.geo.div_pu.rem(wp.next) == 0;
-        let full = wp.next == wp.cap;
-        let slc = wp.slc;
-        self.set_l2p(lba, ppa);
-        self.owners.push(sb, lba);
-        self.clock += 1;
-        let s = sb as usize;
-        self.valid[s] += 1;
-        if slc {
-            self.slc_valid += 1;
-        }
-        if full {
-            self.close(sb, slc);
-        }
-        (ppa, pu_done)
+        pu_done
     }
 
     /// A superblock written to its end becomes a victim candidate (or free, if nothing in it is valid).
@@ -550,20 +566,6 @@ impl Ftl {
             self.close(sb, slc);
         }
         Some(ppa)
-    }
-
-    /// Move the valid page `ppa` of a superblock being reclaimed, holding `lba`, to the
-    /// relocation stream; returns the new page and whether it completed a program unit.
-    #[inline]
-    pub fn relocate(&mut self, ppa: Ppa, lba: u32) -> (Ppa, bool) {
-        debug_assert_eq!(self.l2p(lba as usize), ppa);
-        self.invalidate(ppa);
-        let r = self.place_unmapped(lba, Stream::Reloc);
-        #[cfg(test)]
-        {
-            self.stamp[r.0 as usize] = self.stamp[ppa as usize];
-        }
-        r
     }
 
     /// Unmap `lba` (TRIM). Returns whether it was mapped.
@@ -604,12 +606,12 @@ impl Ftl {
         &mut self.reclaiming[i.expect("being reclaimed")].1
     }
 
-    /// The LBA of the unit at `offset` of `sb`, which is being reclaimed, when that unit
-    /// is still valid.
+    /// The valid units of `sb`, which is being reclaimed, by offset: the LBA plus one, or
+    /// 0 where the unit is not (or no longer) valid.
     #[inline]
-    pub fn reclaim_lba(&self, sb: u32, offset: u32) -> Option<u32> {
-        let (_, table) = self.reclaiming.iter().find(|r| r.0 == sb)?;
-        table.get(offset as usize)?.checked_sub(1)
+    pub fn reclaim_units(&self, sb: u32) -> &[u32] {
+        let i = self.reclaiming.iter().position(|r| r.0 == sb);
+        &self.reclaiming[i.expect("being reclaimed")].1
     }
 
     /// The best victim now, SLC or native (`slc_only`: SLC), with whether it is in SLC mode.
