@@ -8,17 +8,20 @@
 //! (no head-of-line blocking). Only the last `cap` intervals are remembered;
 //! time before the oldest remembered interval counts as busy (conservative,
 //! never overlapping). Adjacent intervals are merged, so a saturated resource
-//! costs O(1) per reservation.
+//! costs O(1) per reservation; the intervals are kept in a ring, so forgetting the
+//! oldest is O(1) too.
 
-/// Most intervals a timeline remembers.
+/// Most intervals a timeline remembers (a power of two: the intervals are a ring).
 pub const CAP: usize = 16;
 
 #[derive(Debug, Clone)]
 pub struct GapTimeline {
     floor: u64,
+    /// Ring position of the oldest remembered interval.
+    head: usize,
     len: usize,
     cap: usize,
-    iv: [(u64, u64); CAP],
+    ring: [(u64, u64); CAP],
 }
 
 impl GapTimeline {
@@ -26,10 +29,30 @@ impl GapTimeline {
     pub fn new(cap: usize) -> GapTimeline {
         GapTimeline {
             floor: 0,
+            head: 0,
             len: 0,
             cap: cap.clamp(1, CAP),
-            iv: [(0, 0); CAP],
+            ring: [(0, 0); CAP],
         }
+    }
+
+    /// The `i`th remembered interval, oldest first.
+    #[inline]
+    fn at(&self, i: usize) -> (u64, u64) {
+        self.ring[(self.head + i) % CAP]
+    }
+
+    #[inline]
+    fn at_mut(&mut self, i: usize) -> &mut (u64, u64) {
+        &mut self.ring[(self.head + i) % CAP]
+    }
+
+    /// Forget the `k` oldest intervals: time before the end of the last of them counts as busy.
+    #[inline]
+    fn forget_oldest(&mut self, k: usize) {
+        self.floor = self.floor.max(self.at(k - 1).1);
+        self.head = (self.head + k) % CAP;
+        self.len -= k;
     }
 
     /// Reserve `dur` ns at or after `ready`; returns the start.
@@ -38,15 +61,14 @@ impl GapTimeline {
         let mut s = ready.max(self.floor);
         let n = self.len;
         if n == 0 {
-            self.iv[0] = (s, s + dur);
-            self.len = 1;
+            self.insert(0, (s, s + dur));
             return s;
         }
-        let last_end = self.iv[n - 1].1;
+        let last_end = self.at(n - 1).1;
         if s >= last_end {
             // Fast path: after everything.
             if s == last_end {
-                self.iv[n - 1].1 = s + dur;
+                self.at_mut(n - 1).1 = s + dur;
             } else {
                 self.insert(n, (s, s + dur));
             }
@@ -54,11 +76,11 @@ impl GapTimeline {
         }
         // First interval that ends after `s` (scan from the back: requests are mostly recent).
         let mut i = n;
-        while i > 0 && self.iv[i - 1].1 > s {
+        while i > 0 && self.at(i - 1).1 > s {
             i -= 1;
         }
         while i < self.len {
-            let (a, b) = self.iv[i];
+            let (a, b) = self.at(i);
             if s + dur <= a {
                 break;
             }
@@ -68,19 +90,27 @@ impl GapTimeline {
             i += 1;
         }
         let e = s + dur;
-        let touch_prev = i > 0 && self.iv[i - 1].1 == s;
-        let touch_next = i < self.len && self.iv[i].0 == e;
+        let touch_prev = i > 0 && self.at(i - 1).1 == s;
+        let touch_next = i < self.len && self.at(i).0 == e;
         match (touch_prev, touch_next) {
             (true, true) => {
-                self.iv[i - 1].1 = self.iv[i].1;
-                self.iv.copy_within(i + 1..self.len, i);
-                self.len -= 1;
+                self.at_mut(i - 1).1 = self.at(i).1;
+                self.remove(i);
             }
-            (true, false) => self.iv[i - 1].1 = e,
-            (false, true) => self.iv[i].0 = s,
+            (true, false) => self.at_mut(i - 1).1 = e,
+            (false, true) => self.at_mut(i).0 = s,
             (false, false) => self.insert(i, (s, e)),
         }
         s
+    }
+
+    /// Remove the `i`th interval, shifting the younger ones down.
+    #[inline]
+    fn remove(&mut self, i: usize) {
+        for j in i..self.len - 1 {
+            *self.at_mut(j) = self.at(j + 1);
+        }
+        self.len -= 1;
     }
 
     #[inline]
@@ -92,13 +122,13 @@ impl GapTimeline {
                 self.floor = self.floor.max(x.1);
                 return;
             }
-            self.floor = self.floor.max(self.iv[0].1);
-            self.iv.copy_within(1..self.len, 0);
-            self.len -= 1;
+            self.forget_oldest(1);
             i -= 1;
         }
-        self.iv.copy_within(i..self.len, i + 1);
-        self.iv[i] = x;
+        for j in (i..self.len).rev() {
+            *self.at_mut(j + 1) = self.at(j);
+        }
+        *self.at_mut(i) = x;
         self.len += 1;
     }
 
@@ -106,20 +136,18 @@ impl GapTimeline {
     #[inline]
     pub fn prune(&mut self, now: u64) {
         let mut k = 0;
-        while k < self.len && self.iv[k].1 <= now {
+        while k < self.len && self.at(k).1 <= now {
             k += 1;
         }
         if k > 0 {
-            self.floor = self.floor.max(self.iv[k - 1].1);
-            self.iv.copy_within(k..self.len, 0);
-            self.len -= k;
+            self.forget_oldest(k);
         }
     }
 
     /// Is the resource busy at `t` (time before the remembered history counts as busy)?
     #[inline]
     pub fn busy_at(&self, t: u64) -> bool {
-        t < self.floor || self.iv[..self.len].iter().any(|&(a, b)| a <= t && t < b)
+        t < self.floor || (0..self.len).any(|i| self.at(i).0 <= t && t < self.at(i).1)
     }
 
     /// Time at which the resource is free for good.
@@ -127,7 +155,7 @@ impl GapTimeline {
         if self.len == 0 {
             self.floor
         } else {
-            self.iv[self.len - 1].1.max(self.floor)
+            self.at(self.len - 1).1.max(self.floor)
         }
     }
 
