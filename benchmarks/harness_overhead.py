@@ -1,6 +1,7 @@
 """The harness adds nothing: ssdlab's fio backend against a raw fio run of the same job.
 
     .venv/bin/python benchmarks/harness_overhead.py [--rounds 30] [--seconds 4] [--dir /var/tmp]
+                                                    [--sampler [--hwmon DIR]]
 
 For each job (4 KiB random read at QD1 and QD4 over a 1 GiB file), runs raw
 `fio --output-format=json` on the job as a user would write it (ssdlab's job
@@ -11,6 +12,12 @@ figure the median of each side and their difference (the verdict: within 3 %),
 a bootstrap 95 % interval of that difference over the rounds, and the noise
 floor: the median difference between the two raw runs of a round. Exits
 non-zero when a difference of medians is beyond 3 %.
+
+With --sampler, ssdlab's side runs as a run does with telemetry: the temperature sampler
+reads an hwmon chip beside every run (the chip of --hwmon, such as
+/sys/class/nvme/nvme0/hwmon2; else a fake chip in the work directory, which measures
+the sampler's own cost but not the drive's answer to a real chip's Get Log Page), and the
+verdict is 1 %, the issue's bound for the sampler.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -29,9 +37,12 @@ import numpy as np
 from ssdlab.backends.fio import FioBackend
 from ssdlab.backends.fio.jobfile import Invocation, job_text
 from ssdlab.model import Op, Step
+from ssdlab.telemetry.during_run import RunTelemetry
+from ssdlab.telemetry.probe import Telemetry
 from ssdlab.units import GiB, MiB
 
 TOLERANCE = 0.03
+SAMPLER_TOLERANCE = 0.01
 HARNESS_ONLY = ("write_bw_log=", "log_avg_msec=")
 
 
@@ -61,9 +72,23 @@ def bootstrap_interval(figures: np.ndarray, resamples: int = 5000) -> tuple[floa
     return float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))
 
 
-def harness(backend: FioBackend, step: Step) -> tuple[float, float]:
-    r = backend.run_step(step).result
+def harness(backend: FioBackend, step: Step, telemetry: RunTelemetry | None) -> tuple[float, float]:
+    if telemetry is None:
+        r = backend.run_step(step).result
+    else:
+        with telemetry.watching_step():
+            outcome = backend.run_step(step)
+        r, beside = telemetry.step_result(outcome.result)
+        assert beside.temperature is not None, telemetry.take_notes()
     return r.read.iops, r.read.latency.p99_ns / 1e3
+
+
+def fake_chip(work: Path) -> Path:
+    chip = work / "hwmon0"
+    chip.mkdir()
+    (chip / "name").write_text("nvme\n")
+    (chip / "temp1_input").write_text("41850\n")
+    return chip
 
 
 def main() -> int:
@@ -71,26 +96,32 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--dir", default="/var/tmp")
+    parser.add_argument("--sampler", action="store_true", help="sample temperature beside ssdlab's runs")
+    parser.add_argument("--hwmon", type=Path, help="with --sampler: the nvme hwmon chip to read")
     args = parser.parse_args()
+    tolerance = SAMPLER_TOLERANCE if args.sampler else TOLERANCE
     work = Path(tempfile.mkdtemp(prefix="ssdlab-overhead-", dir=args.dir))
     try:
         target = work / "target.img"
         with open(target, "wb") as f:
             for _ in range(GiB // (64 * MiB)):
                 f.write(os.urandom(64 * MiB))
-        backend = FioBackend(target, "file", purge=lambda: ())
+        telemetry = RunTelemetry(Telemetry(hwmon_chip=args.hwmon or fake_chip(work))) if args.sampler else None
+        backend = FioBackend(target, "file", purge=lambda: (), sleep=telemetry.idle if telemetry else time.sleep,
+                             io_window=telemetry.io_window if telemetry else None)
         engine = backend.ioengine
         failed = False
         for qd in (1, 4):
             step = Step(label=f"QD{qd}", rw=Op.RANDREAD, bs=4096, iodepth=qd, size=GiB,
                         runtime=args.seconds, io_size=64 * GiB)
             rounds = []
-            print(f"4 KiB random read QD{qd}, {args.seconds:g} s per run, {engine}")
+            print(f"4 KiB random read QD{qd}, {args.seconds:g} s per run, {engine}"
+                  + (", temperature sampled" if telemetry else ""))
             raw_fio(step, target, engine, work)  # warm-up: the first runs on a new file are slower
-            harness(backend, step)
+            harness(backend, step, telemetry)
             for round_ in range(1, args.rounds + 1):
                 before = raw_fio(step, target, engine, work)
-                ours = harness(backend, step)
+                ours = harness(backend, step, telemetry)
                 after = raw_fio(step, target, engine, work)
                 rounds.append((before, ours, after))
                 print(f"  round {round_:2}: raw fio {before[0]:7.0f} IOPS p99 {before[1]:6.1f} us | "
@@ -101,13 +132,13 @@ def main() -> int:
                 raw, mine, diff = difference_of_medians(figures)
                 low, high = bootstrap_interval(figures)
                 noise = np.median(np.abs(figures[:, 2] / figures[:, 0] - 1))
-                failed |= abs(diff) > TOLERANCE
+                failed |= abs(diff) > tolerance
                 print(f"  {name}: median raw fio {raw:.1f}{unit}, ssdlab {mine:.1f}{unit}: "
                       f"{diff * 100:+.2f} % (95 % interval {low * 100:+.2f} to {high * 100:+.2f} %); "
                       f"noise floor (raw vs raw in a round) {noise * 100:.2f} %")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("within 3 %" if not failed else "DIFFERENCE ABOVE 3 %")
+    print(f"within {tolerance:.0%}" if not failed else f"DIFFERENCE ABOVE {tolerance:.0%}")
     return 1 if failed else 0
 
 

@@ -3,6 +3,7 @@ must give, and a fake hwmon chip: shared by the tests of the readers and of the 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ssdlab.external import Completed
@@ -51,3 +52,10 @@ SN850_HEALTH = HealthLog(
 CHIP = {"temp1_input": "37850", "temp1_label": "Composite", "temp1_max": "83850", "temp1_min": "-150",
         "temp1_crit": "87850", "temp1_alarm": "0", "temp2_input": "44850", "temp2_label": "Sensor 1",
         "temp3_input": "37850", "temp3_label": "Sensor 2"}
+
+
+def smart_log(**changes: int) -> str:
+    """The nvme-cli 2.3 health log of the SN850 with some counters changed, as nvme-cli prints it."""
+    doc = json.loads(golden("nvme-2.3-smart-log-sn850.json"))
+    assert set(changes) <= set(doc), "only fields nvme-cli prints"
+    return json.dumps({**doc, **changes}, separators=(",", ":"))

@@ -50,6 +50,10 @@ def test_dry_run_at_scale_1_is_the_methodology():
     (["run", "/var/tmp/x.img", "--size", "1GiB", "--dry-run"], "smaller --scale or a larger target"),
     (["show", "12345"], "there is no ssdlab database at"),
     (["resume", "7"], "there is no ssdlab database at"),
+    (["run", "/var/tmp/x.img", "--power-meter", "no-such-meter --rail 3v3", "--dry-run"],
+     "'no-such-meter' is neither a program on PATH nor an executable file"),
+    (["run", "/var/tmp/x.img", "--power-meter", "hwmon:/nonexistent", "--dry-run"], "no hwmon chip directory there"),
+    (["run", "sim:wd-sn850-1tb", "--power-meter", "cat"], "--power-meter measures a real drive"),
 ])
 def test_bad_input_gets_a_clear_message_not_a_traceback(scratch, args, message):
     proc = run_cli(*args, db=scratch / "empty.db", check=False)

@@ -126,6 +126,13 @@ def test_fill_chart_marks_the_cache_boundary_and_shades_the_phases(page):
     assert "SLC cache of about 12 GiB at 3000 MB/s" in page
 
 
+def test_what_telemetry_could_not_read_is_in_the_conditions_and_nothing_alarms(page):
+    conditions = page[page.index('id="conditions"'):]
+    note = "no telemetry: a simulated drive&#39;s telemetry comes from the simulator"
+    assert conditions.count(f"<td>telemetry note</td><td>{note}</td>") == 2  # one per simulated run
+    assert 'id="alarms"' not in page
+
+
 def test_page_is_self_contained(page):
     scripts = structure(page).scripts
     assert [s.get("src") for s in scripts] == [None, None, None]  # nothing to fetch

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from ssdlab.errors import SsdlabError
 from ssdlab.telemetry import meters
-from ssdlab.telemetry.meters import CommandMeter, HwmonMeter, PowerTrace, energy_j, parse_power_meter
+from ssdlab.telemetry.meters import CommandMeter, HwmonMeter, PowerTrace, energy_j, energy_over, parse_power_meter
 from tests.fake_sysfs import FakeSysfs
 
 WAIT_S = 30  # only a bound on waiting for a slow machine, never a measure of speed
@@ -129,8 +129,10 @@ def test_times_that_do_not_count_from_the_start_are_noted(tmp_path):
 
 def test_sigterm_stops_the_meter_and_what_it_started(tmp_path):
     # A shell meter with a child in the background: the whole process group gets SIGTERM.
+    # Its first line is printed before the pids are written, so the trace cannot be empty.
     pids = tmp_path / "pids"
-    meter = CommandMeter(["sh", "-c", f"sleep 60 & echo $$ $! > {pids}; while :; do echo 0,1; sleep 0.01; done"])
+    script = f"echo 0,1; sleep 60 & echo $$ $! > {pids}; while :; do echo 0,1; sleep 0.01; done"
+    meter = CommandMeter(["sh", "-c", script])
     meter.start()
     wait_for(pids)
     while len(pids.read_text().split()) < 2:
@@ -257,6 +259,18 @@ def test_energy_interpolates_at_the_edges():
     # [0.5, 1]: the line from 5 W to 10 W, 3.75 J; [1, 1.5]: 10 W, 5 J.
     energy = energy_j(trace_of((0, 0), (1, 10), (2, 10)), 0.5, 1.5)
     assert energy.energy_j == 8.75 and energy.covered_s == 1.0
+
+
+def test_energy_over_a_steps_busy_windows_sums_them():
+    # [0, 1]: 5 J; [1.5, 2]: 5 J (10 W); the idle between is left out
+    energy = energy_over(trace_of((0, 0), (1, 10), (2, 10)), [(0, 1), (1.5, 2)])
+    assert (energy.energy_j, energy.span_s, energy.covered_s, energy.meter) == (10.0, 1.5, 1.5, "test")
+
+
+def test_samples_that_miss_every_busy_window_give_no_energy():
+    # a meter slower to start than a short step: its samples come after the step's I/O
+    with pytest.raises(SsdlabError, match=r"samples, from 0.5 to 0.9 s, miss the step's busy time, 0.000 to 0.200 s"):
+        energy_over(trace_of((0.5, 4), (0.9, 4)), [(0, 0.1), (0.15, 0.2)])
 
 
 def test_energy_holds_the_nearest_value_beyond_the_samples():

@@ -15,7 +15,7 @@ from ssdlab.backends.sim import SimBackend
 from ssdlab.catalogue import Scale, check_selection, compile_tests, lookup
 from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.errors import Interrupted, SsdlabError
-from ssdlab.execution import SilentReporter, execute
+from ssdlab.execution import execute
 from ssdlab.external import Commands
 from ssdlab.model import RunStatus, Test
 from ssdlab.presets import Preset, load_preset
@@ -23,6 +23,10 @@ from ssdlab.store import Store
 from ssdlab.suites import load_suite, parse_suite
 from ssdlab.targets import Target, TargetKind, consent, files, identity, purge, resolve, safety
 from ssdlab.targets.resolve import SIM_PREFIX
+from ssdlab.targets.sysfs import SYSFS
+from ssdlab.telemetry.during_run import RunTelemetry
+from ssdlab.telemetry.meters import PowerMeter, parse_power_meter
+from ssdlab.telemetry.probe import probe
 from ssdlab.units import GiB
 
 
@@ -37,6 +41,7 @@ class RunRequest:
     destroy_data: str | None = None
     force: bool = False
     db: Path | None = None
+    power_meter: str | None = None  # --power-meter: a command, or hwmon:PATH
 
 
 def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
@@ -69,7 +74,19 @@ def planned_capacity(request: RunRequest, test_ids: list[str]) -> int:
     return default_file_size(test_ids, request.scale)
 
 
+def power_meter(request: RunRequest) -> PowerMeter | None:
+    """The meter --power-meter names, refused before anything is touched when it cannot be
+    used; a simulated drive has no power to measure."""
+    if request.power_meter is None:
+        return None
+    if request.target.startswith(SIM_PREFIX):
+        raise SsdlabError("--power-meter measures a real drive: a simulated drive's power comes from "
+                          "its preset. Leave --power-meter out, or give a device or file target")
+    return parse_power_meter(request.power_meter)
+
+
 def dry_run_document(request: RunRequest) -> dict:
+    power_meter(request)
     _, _, test_ids = selected_tests(request)
     capacity = planned_capacity(request, test_ids)
     tests = compile_tests(test_ids, request.scale, capacity)
@@ -101,10 +118,12 @@ def open_simulated(spec: str, preset_text: str | None = None) -> tuple[SimBacken
 
 
 def _open(spec: str, size: int, force: bool, commands: Commands, holds: ExitStack,
-          serial_consent: str | None, recorded_identity: dict | None = None,
-          reuse: bool = False) -> tuple[FioBackend, dict]:
-    """The target held for this process, its safety checks and consent (a device), and the
-    backend with its purge. `holds` keeps the target held until the run ends."""
+          serial_consent: str | None, meter: PowerMeter | None, sys_root: Path,
+          recorded_identity: dict | None = None, reuse: bool = False) -> tuple[FioBackend, dict, RunTelemetry]:
+    """The target held for this process, its safety checks and consent (a device), its
+    telemetry, and the backend with its purge, idling through the telemetry (no sensor
+    read while the drive idles) and telling it when its I/O ran. `holds` keeps the target
+    held until the run ends."""
     target = _held_target(spec, size, force, commands, holds, reuse)
     if target.kind is TargetKind.DEVICE:
         safety.check_device(target.path, commands)  # under the claim: nothing can start using it
@@ -116,7 +135,10 @@ def _open(spec: str, size: int, force: bool, commands: Commands, holds: ExitStac
     else:
         ident = identity.file_identity(target.path)
         do_purge = lambda: purge.purge_file(target)  # noqa: E731
-    return FioBackend(target.path, target.kind.value, purge=do_purge, commands=commands), ident
+    telemetry = RunTelemetry(probe(target, commands, sys_root), meter)
+    backend = FioBackend(target.path, target.kind.value, purge=do_purge, commands=commands, sleep=telemetry.idle,
+                         io_window=telemetry.io_window)
+    return backend, ident, telemetry
 
 
 def _held_target(spec: str, size: int, force: bool, commands: Commands, holds: ExitStack,
@@ -143,35 +165,43 @@ def _hold(path: Path, commands: Commands) -> locks.Hold:
         raise
 
 
+def _simulated_telemetry(spec: str) -> RunTelemetry:
+    """Nothing yet: the probe says why, and the run stores it as its note."""
+    return RunTelemetry(probe(Target(spec, TargetKind.SIM, None, 0), Commands()))
+
+
 def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
-             show_progress: bool) -> None:
+             show_progress: bool, telemetry: RunTelemetry) -> None:
+    from ssdlab.cli.progress import AlarmReporter, ProgressReporter
     try:
         if not show_progress:
-            execute(store, run_id, backend, SilentReporter())
+            execute(store, run_id, backend, AlarmReporter(), telemetry)
             return
-        from ssdlab.cli.progress import ProgressReporter
         with ProgressReporter(tests) as reporter:
-            execute(store, run_id, backend, reporter)
+            execute(store, run_id, backend, reporter, telemetry)
     except KeyboardInterrupt:
         raise Interrupted(f"run {run_id} interrupted; finished tests are stored. "
                           f"`ssdlab resume {run_id}` continues from the first unfinished test") from None
 
 
-def start_run(request: RunRequest, show_progress: bool = True) -> int:
+def start_run(request: RunRequest, show_progress: bool = True, sys_root: Path = SYSFS) -> int:
+    """`sys_root`: where the target's telemetry is looked for (the kernel's sysfs)."""
     commands = Commands()
+    meter = power_meter(request)
     suite_name, suite_toml, test_ids = selected_tests(request)
-    options: dict = {"force": request.force}
+    options: dict = {"force": request.force, "power_meter": request.power_meter}
     with ExitStack() as holds:
         if request.target.startswith(SIM_PREFIX):
             backend, ident = open_simulated(request.target)
             kind, capacity = TargetKind.SIM, backend.capacity
             options["preset_toml"] = backend.preset.text
             tests = compile_tests(test_ids, request.scale, capacity)
+            telemetry = _simulated_telemetry(request.target)
         else:
             capacity = planned_capacity(request, test_ids)
             tests = compile_tests(test_ids, request.scale, capacity)  # refuses before anything is touched
-            backend, ident = _open(request.target, capacity, request.force, commands, holds,
-                                   request.destroy_data)
+            backend, ident, telemetry = _open(request.target, capacity, request.force, commands, holds,
+                                              request.destroy_data, meter, sys_root)
             kind = TargetKind(backend.kind)
         options["size"] = capacity
         store = holds.enter_context(Store(request.db))
@@ -181,7 +211,7 @@ def start_run(request: RunRequest, show_progress: bool = True) -> int:
             identity=ident, host=identity.host_identity(commands), engine=backend.describe(),
             options=options,
             before_commit=lambda new_id: holds.enter_context(locks.hold_run(store.path, new_id)))
-        _execute(store, run_id, backend, tests, show_progress)
+        _execute(store, run_id, backend, tests, show_progress, telemetry)
     return run_id
 
 
@@ -200,10 +230,23 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         parse_suite(extras["suite_toml"], f"the suite stored with run {run_id}")
         if run.target_kind == TargetKind.SIM:
             backend, _ = open_simulated(run.target, extras["options"]["preset_toml"])
+            telemetry = _simulated_telemetry(run.target)
         else:
-            backend, _ = _open(run.target, extras["options"]["size"], False, commands, holds,
-                               destroy_data, recorded_identity=run.identity, reuse=True)
+            meter = _recorded_meter(store, run_id, extras["options"].get("power_meter"))
+            backend, _, telemetry = _open(run.target, extras["options"]["size"], False, commands, holds,
+                                          destroy_data, meter, SYSFS, recorded_identity=run.identity, reuse=True)
         store.set_run_engine(run_id, backend.describe())
         pending = [r.test for r in store.tests(run_id) if r.status.value != "done"]
-        _execute(store, run_id, backend, pending, show_progress)
+        _execute(store, run_id, backend, pending, show_progress, telemetry)
     return run_id
+
+
+def _recorded_meter(store: Store, run_id: int, spec: str | None) -> PowerMeter | None:
+    """The run's power meter again; one that cannot be used now leaves a note, not a failure."""
+    if spec is None:
+        return None
+    try:
+        return parse_power_meter(spec)
+    except SsdlabError as exc:
+        store.add_telemetry_notes(run_id, [f"{exc}: the resumed tests have no energy"])
+        return None

@@ -26,15 +26,21 @@ class Format(StrEnum):
 
 
 def csv_rows(doc: dict) -> list[dict]:
-    """One row per step; latency columns per direction in microseconds."""
+    """One row per step; latency columns per direction in microseconds; the step's energy,
+    peak temperature and throttle events, and its test's health alarms."""
     rows = []
     for t in doc["tests"]:
+        alarms = "; ".join(t["health"]["alarms"]) if t["health"] else ""
         for st in t["steps"]:
-            r = st["result"]
+            r, telemetry = st["result"], st["telemetry"]
+            known = [c for c in telemetry["temperature_c"] if c is not None]
             row = {"run_id": doc["run"]["id"], "test": t["id"], "test_status": t["status"],
                    "step": st["index"], "label": st["label"], "phase": st["phase"],
                    **{k: st["params"].get(k) for k in PARAM_KEYS},
-                   "busy_s": r["busy_s"], "idle_s": r["idle_s"], "iops": r["iops"], "mbps": r["mbps"]}
+                   "busy_s": r["busy_s"], "idle_s": r["idle_s"], "iops": r["iops"], "mbps": r["mbps"],
+                   "energy_j": r.get("energy_j"), "watts": r.get("watts"),
+                   "peak_temperature_c": max(known, default=None), "throttle_events": len(telemetry["throttles"]),
+                   "test_alarms": alarms}
             for direction in ("read", "write", "trim"):
                 d = r.get(direction, {})
                 row[f"{direction}_iops"] = d.get("iops")
@@ -53,7 +59,7 @@ def export_command(
         "-o", "--output", help="file to write (default: standard output)")] = None,
     db: DbOption = None,
 ) -> None:
-    """Export a run: JSON with every result, histogram and fio job, or CSV with a row per step."""
+    """Export a run: JSON with every result, histogram, fio job and telemetry, or CSV with a row per step."""
     with Store.open_existing(db, readonly=True) as store:
         doc = run_document(store, store.resolve_run_id(run_id), full=True)
     if fmt is Format.JSON:

@@ -37,5 +37,10 @@ def shown(value: object, multiline: bool = False) -> str:
     return escape(printable(str(value), multiline))
 
 
+def print_alarm(to: Console, test_id: str, alarm: str) -> None:
+    """A health alarm (a new media error, a critical warning...), as loud as a terminal allows."""
+    to.print(f"[bold white on red] ALARM [/] [bold red]{shown(test_id)}: {shown(alarm)}[/]", highlight=False)
+
+
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2) + "\n")

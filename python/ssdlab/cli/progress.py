@@ -1,4 +1,5 @@
-"""The progress bar of a run: test, step, QD, elapsed and ETA.
+"""The progress bar of a run: test, step, QD, elapsed and ETA; and the telemetry's notes and
+alarms, printed as they happen (with or without the bar).
 
 The bar's total is the estimated time of the remaining steps (catalogue.estimate),
 so rich's ETA starts from nominal rates and follows the measured pace."""
@@ -7,14 +8,30 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ssdlab.catalogue.estimate import step_seconds
-from ssdlab.cli.output import err_console
+from ssdlab.cli.output import err_console, print_alarm, shown
+from ssdlab.execution import SilentReporter
 from ssdlab.model import Step, StepResult, Test
 
 
-class ProgressReporter:
+class AlarmReporter(SilentReporter):
+    """No progress bar (--json), but telemetry notes and alarms still reach the terminal."""
+
+    console: Console = err_console
+
+    def telemetry_notes(self, notes: list[str]) -> None:
+        for note in notes:
+            self.console.print(f"[yellow]telemetry:[/] {shown(note)}", highlight=False)
+
+    def alarms(self, test: Test, alarms: list[str]) -> None:
+        for alarm in alarms:
+            print_alarm(self.console, test.id, alarm)
+
+
+class ProgressReporter(AlarmReporter):
     def __init__(self, tests: list[Test]):
         self._progress = Progress(
             TextColumn("[bold]{task.fields[test]}[/]"), TextColumn("{task.fields[step]}"),

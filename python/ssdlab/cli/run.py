@@ -44,6 +44,10 @@ def run_command(
     destroy_data: Annotated[str | None, typer.Option(
         "--destroy-data", metavar="SERIAL", help="consent to erase the device with this serial")] = None,
     force: Annotated[bool, typer.Option(help="allow overwriting an existing file ssdlab did not create")] = False,
+    power_meter: Annotated[str | None, typer.Option(
+        "--power-meter", metavar="CMD|hwmon:PATH",
+        help="measure energy per step: a command printing `t_seconds,watts` lines, or an ina2xx-style "
+             "hwmon power chip")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan; touch nothing")] = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -52,7 +56,8 @@ def run_command(
         target=require_utf8(target, "the target"), suite=suite, tests=_test_ids(tests),
         scale=Scale(scale), size=_size(size),
         name=None if name is None else require_utf8(name, "--name"),
-        destroy_data=destroy_data, force=force, db=Path(db) if db else None)
+        destroy_data=destroy_data, force=force, db=Path(db) if db else None,
+        power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"))
     if dry_run:
         doc = dry_run_document(request)
         if json_out:

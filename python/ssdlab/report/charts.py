@@ -147,3 +147,35 @@ def time_series(name: str, title: str, rows: Rows, axis_title: str, panel: str,
     ).properties(width=WIDTH // 2 - 20, height=HEIGHT * 2 // 3).facet(
         facet=alt.Facet(f"{panel}:N", title=None, sort=panels), columns=2)
     return _chart(name, title, chart, rows=rows)
+
+
+def temperature_beside_throughput(name: str, title: str, throughput: Rows, temperatures: Rows, events: Rows,
+                                  step_starts: Rows, labels: Sequence[str]) -> Chart:
+    """Throughput (run, step, t_s, mbps) above temperature (run, step, t_s, celsius) on one
+    time axis, the test's steps end to end in busy time; throttle events (run, step,
+    start_s, end_s, threshold) shaded on both, and where each step starts (run, step, t_s)
+    ruled on the throughput when a run has several."""
+    time_axis = "busy time into the test (s)"
+    x = alt.X("t_s:Q", title=time_axis)
+
+    def base(dataset: str) -> alt.Chart:
+        return alt.Chart(alt.Data(name=dataset)).properties(width=WIDTH, height=HEIGHT // 2)
+
+    def panel(dataset: str, field: str, axis: alt.Y, *extra: alt.Chart) -> alt.LayerChart:
+        layers = [base("events").mark_rect(opacity=0.2, color="#c0504d").encode(
+            x=alt.X("start_s:Q", title=time_axis), x2="end_s:Q",
+            tooltip=["run:N", "step:N", "threshold:N", alt.Tooltip("start_s:Q", format=".0f"),
+                     alt.Tooltip("end_s:Q", format=".0f")])] if events else []
+        layers.append(base(dataset).mark_line(strokeWidth=1.2).encode(
+            x=x, y=axis, color=_by_run(alt.Color, labels),
+            tooltip=["run:N", "step:N", alt.Tooltip("t_s:Q", format=".0f"), alt.Tooltip(f"{field}:Q", format=".1f")]))
+        return alt.layer(*layers, *extra)
+
+    several = len(step_starts) > len({r["run"] for r in step_starts})
+    starts = [base("step_starts").mark_rule(color="#999", strokeDash=[2, 3]).encode(x=x, tooltip=["run:N", "step:N"])]
+    chart = alt.vconcat(panel("throughput", "mbps", alt.Y("mbps:Q", title=MBPS_AXIS), *(starts if several else [])),
+                        panel("temperatures", "celsius", alt.Y("celsius:Q", title="temperature (°C)",
+                                                               scale=alt.Scale(zero=False)))
+                        ).resolve_scale(x="shared")
+    return _chart(name, title, chart, throughput=throughput, temperatures=temperatures, events=events,
+                  step_starts=step_starts)

@@ -1,6 +1,7 @@
 """The conditions a report must record for each run (METHODOLOGY.md): the target's
 identity, the host, the engine (fio version and ioengine, or the simulator, its
-preset and the preset's sha256), suite, scale and when it ran."""
+preset and the preset's sha256), suite, scale and when it ran; and what telemetry could
+not read, and why."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ def run_conditions(data: RunData) -> Table:
     for prefix, values in (("target", run.identity), ("host", run.host), ("engine", data.engine)):
         rows += [(f"{prefix} {key}", _value(key, value)) for key, value in values.items()
                  if value not in (None, "")]
+    rows += [("telemetry note", note) for note in data.telemetry_notes]
     return Table(data.label, ("condition", "value"), tuple(rows))
 
 

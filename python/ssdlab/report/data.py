@@ -1,12 +1,13 @@
-"""What a report reads from the store: the compared runs and, per test, what each
-run measured. Tests keep the order of the first run that has them; a test appears
-when any run has it."""
+"""What a report reads from the store: the compared runs (with their telemetry notes)
+and, per test, what each run measured and the drive's health around it. Tests keep the
+order of the first run that has them; a test appears when any run has it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from ssdlab.documents import placed_note
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Phase, Run
 from ssdlab.store import StepRecord, Store, TestRecord
@@ -17,6 +18,7 @@ from ssdlab.text import printable
 class RunData:
     run: Run
     engine: dict[str, Any]
+    telemetry_notes: tuple[str, ...] = ()  # each prefixed with the test and step it concerns
 
     @property
     def label(self) -> str:
@@ -67,13 +69,19 @@ class ReportData:
     runs: tuple[RunData, ...]
     tests: tuple[TestGroup, ...]
 
+    @property
+    def alarms(self) -> list[tuple[str, str, str]]:
+        """(run label, test id, alarm) of every test whose health raised one."""
+        return [(tr.run.label, group.id, alarm) for group in self.tests for tr in group.runs
+                if tr.record.health for alarm in tr.record.health.alarms()]
+
 
 def gather(store: Store, run_ids: list[int]) -> ReportData:
     """Read the runs (raising SsdlabError for an unknown id) and group their tests."""
     if repeated := sorted({i for i in run_ids if run_ids.count(i) > 1}):
         raise SsdlabError(f"run {', '.join(map(str, repeated))} is given more than once: "
                           "give each run once")
-    runs = tuple(RunData(store.run(i), store.run_extras(i)["engine"]) for i in run_ids)
+    runs = tuple(RunData(store.run(i), store.run_extras(i)["engine"], _notes(store, i)) for i in run_ids)
     by_test: dict[str, list[TestRun]] = {}
     titles: dict[str, str] = {}
     for run in runs:
@@ -83,3 +91,8 @@ def gather(store: Store, run_ids: list[int]) -> ReportData:
             titles.setdefault(record.test.id, record.test.title)
     return ReportData(runs, tuple(TestGroup(test, titles[test], tuple(test_runs))
                                   for test, test_runs in by_test.items()))
+
+
+def _notes(store: Store, run_id: int) -> tuple[str, ...]:
+    tests = {record.seq: record.test.id for record in store.tests(run_id)}
+    return tuple(placed_note(tests.get(n.seq), n.idx, n.note) for n in store.telemetry_notes(run_id))

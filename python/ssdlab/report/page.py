@@ -29,7 +29,7 @@ _env = jinja2.Environment(loader=jinja2.PackageLoader("ssdlab.report"), autoesca
 def render(data: ReportData, sections: list[Section]) -> str:
     charts = {c.element_id: c.spec for s in sections for c in s.charts}
     return _env.get_template("report.html.j2").render(
-        runs=data.runs, rows=score_rows(data), sections=sections,
+        runs=data.runs, rows=score_rows(data), sections=sections, alarms=data.alarms,
         conditions=[run_conditions(r) for r in data.runs],
         format_value=format_value, format_relative=format_relative, anchor=anchor,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),

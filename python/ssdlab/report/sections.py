@@ -11,7 +11,10 @@ tests added to the catalogue later render sensibly without a change here:
 
 The first registered shape that matches wins; `@shape(kind, matches)` registers
 another. Every section also gets a bar chart of the primary score per run, a
-table of throughput and latency percentiles per step, and the test's conditions.
+table of throughput and latency percentiles per step, and the test's conditions;
+and where telemetry was read, the temperature beside the throughput with the
+throttle events marked, a table of those events, and the drive's health before
+and after the test.
 """
 
 from __future__ import annotations
@@ -20,8 +23,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ssdlab.analysis.fill import analyze_fill
+from ssdlab.documents import HEALTH_HEADER, health_document, health_rows
 from ssdlab.model.results import DirectionResult
-from ssdlab.report.charts import Chart, block_size_lines, fill_curve, grouped_bars, mix_curve, qd_scaling, slug
+from ssdlab.report.charts import (
+    Chart,
+    block_size_lines,
+    fill_curve,
+    grouped_bars,
+    mix_curve,
+    qd_scaling,
+    slug,
+    temperature_beside_throughput,
+)
 from ssdlab.report.data import ReportData, TestGroup
 from ssdlab.store import StepRecord
 from ssdlab.units import KiB
@@ -81,11 +94,13 @@ def _section(group: TestGroup, labels: list[str]) -> Section:
     kind, build = next(((k, b) for k, m, b in _SHAPES if steps and m(steps)),
                        ("generic", _generic))
     view = build(group, labels) if steps else ShapeView([], ["nothing was measured yet"])
-    score = _score_bars(group, labels)
+    extra = [chart for chart in (_temperature_chart(group, labels), _score_bars(group, labels)) if chart]
+    throttles = _throttle_table(group)
     return Section(test=group.id, title=f"{group.id}: {group.title}", kind=kind,
                    findings=tuple(view.findings),
-                   charts=tuple([*view.charts, *([score] if score else [])]),
-                   tables=(_step_table(group), _conditions_table(group)))
+                   charts=tuple([*view.charts, *extra]),
+                   tables=(_step_table(group), *([throttles] if throttles else []), *_health_tables(group),
+                           _conditions_table(group)))
 
 
 def distinct(steps: Sequence[StepRecord], key: Callable[[StepRecord], object]) -> int:
@@ -172,6 +187,48 @@ def _score_bars(group: TestGroup, labels: list[str]) -> Chart | None:
             for tr, score in scored]
     return grouped_bars(slug(group.id, "primary-score"), f"{group.id}: primary score", rows,
                         f"{first['name']} ({first['unit']})", labels)
+
+
+def _temperature_chart(group: TestGroup, labels: list[str]) -> Chart | None:
+    """Every step of the test that has a temperature series, end to end in busy time."""
+    throughput, temperatures, events, starts = [], [], [], []
+    for tr in group.runs:
+        offset = 0.0
+        for s in tr.steps:
+            if s.telemetry.temperature is None:
+                continue
+            tag = {"run": tr.run.label, "step": step_name(s)}
+            starts.append({**tag, "t_s": offset})
+            throughput += [{**tag, "t_s": offset + p.t_s, "mbps": p.mbps} for p in s.result.per_second]
+            # second k is [k, k+1); like a throughput point, drawn at its end
+            temperatures += [{**tag, "t_s": offset + k + 1, "celsius": c}
+                             for k, c in enumerate(s.telemetry.temperature.celsius) if c is not None]
+            events += [{**tag, "start_s": offset + e.start_s, "end_s": offset + e.start_s + e.length_s,
+                        "threshold": e.threshold} for e in s.throttles]
+            offset += s.result.busy_s
+    if not temperatures:
+        return None
+    return temperature_beside_throughput(slug(group.id, "temperature"),
+                                         f"{group.id}: throughput and temperature, throttle events shaded",
+                                         throughput, temperatures, events, starts, labels)
+
+
+THROTTLE_HEADER = ("run", "step", "start (s)", "length (s)", "MB/s before", "MB/s during", "°C at start",
+                   "peak °C", "threshold")
+
+
+def _throttle_table(group: TestGroup) -> Table | None:
+    rows = tuple((tr.run.label, step_name(s), str(e.start_s), str(e.length_s), f"{e.mbps_before:,.1f}",
+                  f"{e.mbps_during:,.1f}", *("" if c is None else f"{c:.1f}"
+                                              for c in (e.start_temperature_c, e.peak_temperature_c)),
+                  e.threshold)
+                 for tr in group.runs for s in tr.steps for e in s.throttles)
+    return Table("Throttle events (seconds of the step's busy time)", THROTTLE_HEADER, rows) if rows else None
+
+
+def _health_tables(group: TestGroup) -> list[Table]:
+    return [Table(f"Drive health before and after the test: {tr.run.label}", HEALTH_HEADER, tuple(rows))
+            for tr in group.runs if tr.record.health and (rows := health_rows(health_document(tr.record.health)))]
 
 
 LATENCY_HEADER = ("run", "step", "started (UTC)", "dir", "IOPS", "MB/s", "mean µs", "p50 µs",

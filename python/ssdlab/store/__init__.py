@@ -18,21 +18,38 @@ intact; `resume` reruns the first unfinished test from its first step.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 import ssdlab
 from ssdlab import locks
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Run, RunStatus, Step, StepResult, Test, TestStatus
 from ssdlab.store import records
-from ssdlab.store.failures import translating_errors
+from ssdlab.store.failures import Damaged, translating_errors
 from ssdlab.store.opening import Access, open_database
-from ssdlab.store.records import COMMANDS, ENGINE, HOST, IDENTITY, OPTIONS, RESULT, SCORE, STEP, TEST
+from ssdlab.store.records import (
+    COMMANDS,
+    ENGINE,
+    HEALTH,
+    HOST,
+    IDENTITY,
+    OPTIONS,
+    RESULT,
+    SCORE,
+    STEP,
+    TEMPERATURES,
+    TEST,
+)
 from ssdlab.store.sql import write_transaction
+from ssdlab.telemetry.meters import StepEnergy
+from ssdlab.telemetry.results import StepTelemetry, TestHealth
+from ssdlab.telemetry.throttle import ThrottleEvent
 
 
 def default_path() -> Path:
@@ -63,6 +80,7 @@ class TestRecord:
     finished_at: str | None
     score: dict[str, Any] | None
     error: str | None
+    health: TestHealth | None = None  # None: no health log was read
 
 
 @dataclass(frozen=True)
@@ -71,6 +89,21 @@ class StepRecord:
     step: Step
     result: StepResult
     commands: tuple[str, ...]
+    telemetry: StepTelemetry = field(default_factory=StepTelemetry)
+    throttles: tuple[ThrottleEvent, ...] = ()
+
+
+@dataclass(frozen=True)
+class TelemetryNote:
+    seq: int | None  # the test it concerns; None: the whole run
+    idx: int | None  # the step; None: the whole test or run
+    note: str
+
+
+# The tables that hold a test's telemetry, children of its steps first.
+_TEST_TELEMETRY = ("step_temperatures", "step_energy", "throttle_events", "test_health", "telemetry_notes")
+_THROTTLE_COLUMNS = ("start_s", "length_s", "mbps_before", "mbps_during", "start_temperature_c",
+                     "peak_temperature_c", "threshold")
 
 
 @translating_errors
@@ -170,28 +203,73 @@ class Store:
 
     def tests(self, run_id: int) -> list[TestRecord]:
         rows = self._conn.execute(
-            "SELECT seq, definition, status, started_at, finished_at, score, error FROM tests"
-            " WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+            "SELECT t.seq, definition, status, started_at, finished_at, score, error,"
+            " h.seq IS NOT NULL, before, after FROM tests t"
+            " LEFT JOIN test_health h ON h.run_id = t.run_id AND h.seq = t.seq"
+            " WHERE t.run_id = ? ORDER BY t.seq", (run_id,)).fetchall()
         return [TestRecord(seq, records.load(TEST, d), TestStatus(st), sa, fa,
-                           records.load(SCORE, sc) if sc else None, err)
-                for seq, d, st, sa, fa, sc, err in rows]
+                           records.load(SCORE, sc) if sc else None, err,
+                           TestHealth(before=_load_optional(HEALTH, before), after=_load_optional(HEALTH, after))
+                           if read else None)
+                for seq, d, st, sa, fa, sc, err, read, before, after in rows]
 
     def start_test(self, run_id: int, seq: int) -> None:
-        """Mark a test running, dropping steps of an earlier, interrupted attempt."""
+        """Mark a test running, dropping the steps and telemetry of an earlier, interrupted attempt."""
         with write_transaction(self._conn) as db:
-            db.execute("DELETE FROM steps WHERE run_id = ? AND seq = ?", (run_id, seq))
+            for table in (*_TEST_TELEMETRY, "steps"):
+                db.execute(f"DELETE FROM {table} WHERE run_id = ? AND seq = ?", (run_id, seq))
             db.execute("UPDATE tests SET status = ?, started_at = ?, finished_at = NULL,"
                        " score = NULL, error = NULL WHERE run_id = ? AND seq = ?",
                        (TestStatus.RUNNING, now(), run_id, seq))
             db.execute("UPDATE runs SET status = ? WHERE id = ?", (RunStatus.RUNNING, run_id))
 
     def save_step(self, run_id: int, seq: int, idx: int, step: Step, result: StepResult,
-                  commands: tuple[str, ...]) -> None:
+                  commands: tuple[str, ...], telemetry: StepTelemetry | None = None) -> None:
         with write_transaction(self._conn) as db:
             db.execute("INSERT INTO steps (run_id, seq, idx, step, result, commands)"
                        " VALUES (?,?,?,?,?,?)",
                        (run_id, seq, idx, records.dump(STEP, step), records.dump(RESULT, result),
                         records.dump(COMMANDS, {"commands": list(commands)})))
+            if telemetry is not None and telemetry.temperature is not None:
+                db.execute("INSERT INTO step_temperatures (run_id, seq, idx, series) VALUES (?,?,?,?)",
+                           (run_id, seq, idx, records.dump(TEMPERATURES, telemetry.temperature)))
+            if telemetry is not None and (energy := telemetry.energy) is not None:
+                db.execute("INSERT INTO step_energy (run_id, seq, idx, meter, energy_j, span_s, covered_s)"
+                           " VALUES (?,?,?,?,?,?,?)",
+                           (run_id, seq, idx, energy.meter, energy.energy_j, energy.span_s, energy.covered_s))
+
+    def save_test_telemetry(self, run_id: int, seq: int, health: TestHealth,
+                            throttles: Mapping[int, Sequence[ThrottleEvent]] | None = None) -> None:
+        """A test's health logs, replacing those saved before (none when neither was read),
+        and its steps' throttle events."""
+        with write_transaction(self._conn) as db:
+            if health.before is not None or health.after is not None:
+                db.execute("INSERT OR REPLACE INTO test_health (run_id, seq, before, after) VALUES (?,?,?,?)",
+                           (run_id, seq, _dump_optional(HEALTH, health.before),
+                            _dump_optional(HEALTH, health.after)))
+            db.executemany(
+                f"INSERT INTO throttle_events (run_id, seq, idx, {', '.join(_THROTTLE_COLUMNS)})"
+                f" VALUES (?,?,?,{','.join('?' * len(_THROTTLE_COLUMNS))})",
+                [(run_id, seq, idx, *(getattr(e, c) for c in _THROTTLE_COLUMNS))
+                 for idx, events in (throttles or {}).items() for e in events])
+
+    def add_telemetry_notes(self, run_id: int, notes: Sequence[str], seq: int | None = None,
+                            idx: int | None = None) -> None:
+        """Notes on what telemetry could not read; one already stored for the same place is
+        not repeated (a resumed run probes its target again)."""
+        if not notes:
+            return
+        with write_transaction(self._conn) as db:
+            for note in notes:
+                db.execute("INSERT INTO telemetry_notes (run_id, seq, idx, note) SELECT ?,?,?,?"
+                           " WHERE NOT EXISTS (SELECT 1 FROM telemetry_notes WHERE run_id = ?"
+                           " AND seq IS ? AND idx IS ? AND note = ?)",
+                           (run_id, seq, idx, note, run_id, seq, idx, note))
+
+    def telemetry_notes(self, run_id: int) -> list[TelemetryNote]:
+        rows = self._conn.execute("SELECT seq, idx, note FROM telemetry_notes WHERE run_id = ? ORDER BY id",
+                                  (run_id,)).fetchall()
+        return [TelemetryNote(*row) for row in rows]
 
     def finish_test(self, run_id: int, seq: int, score: dict[str, Any]) -> None:
         with write_transaction(self._conn) as db:
@@ -207,10 +285,42 @@ class Store:
 
     def steps(self, run_id: int, seq: int) -> list[StepRecord]:
         rows = self._conn.execute(
-            "SELECT idx, step, result, commands FROM steps WHERE run_id = ? AND seq = ?"
-            " ORDER BY idx", (run_id, seq)).fetchall()
-        return [StepRecord(i, records.load(STEP, s), records.load(RESULT, r),
-                           tuple(records.load(COMMANDS, c)["commands"])) for i, s, r, c in rows]
+            "SELECT idx, step, result, commands, series, meter, energy_j, span_s, covered_s FROM steps"
+            " LEFT JOIN step_temperatures USING (run_id, seq, idx) LEFT JOIN step_energy USING (run_id, seq, idx)"
+            " WHERE run_id = ? AND seq = ? ORDER BY idx", (run_id, seq)).fetchall()
+        throttles: dict[int, list[ThrottleEvent]] = {}
+        for idx, *values in self._conn.execute(
+                f"SELECT idx, {', '.join(_THROTTLE_COLUMNS)} FROM throttle_events"
+                " WHERE run_id = ? AND seq = ? ORDER BY idx, start_s", (run_id, seq)):
+            throttles.setdefault(idx, []).append(_row(ThrottleEvent, **dict(zip(_THROTTLE_COLUMNS, values))))
+        found = []
+        for i, s, r, c, series, meter, energy_j, span_s, covered_s in rows:
+            energy = None if meter is None else _row(StepEnergy, meter=meter, energy_j=energy_j, span_s=span_s,
+                                                     covered_s=covered_s)
+            found.append(StepRecord(i, records.load(STEP, s), records.load(RESULT, r),
+                                    tuple(records.load(COMMANDS, c)["commands"]),
+                                    StepTelemetry(temperature=_load_optional(TEMPERATURES, series), energy=energy),
+                                    tuple(throttles.get(i, ()))))
+        return found
 
     def integrity_check(self) -> str:
         return self._conn.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _dump_optional(kind: records.RecordKind, value: BaseModel | None) -> str | None:
+    return None if value is None else records.dump(kind, value)
+
+
+def _load_optional(kind: records.RecordKind, text: str | None) -> Any:
+    return None if text is None else records.load(kind, text)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _row(model: type[M], **values: Any) -> M:
+    """A record kept in columns rather than JSON, validated as it is read."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        raise Damaged(f"a stored {model.__name__} is not valid: {exc.errors()[0]['msg']}") from None

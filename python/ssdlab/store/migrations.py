@@ -73,6 +73,59 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE runs ADD COLUMN ssdlab_version TEXT NOT NULL DEFAULT '0.1.0';
     """,
+    # 3: telemetry: the drive's health log before and after each test; each step's
+    # temperature series, energy from a power meter and throttle events; and notes on what
+    # telemetry could not read, for the run, one of its tests or one of its steps.
+    """
+    CREATE TABLE test_health (
+        run_id      INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        before      TEXT,            -- JSON: the health log; NULL when it could not be read
+        after       TEXT,            -- JSON: the health log after the test; NULL until then
+        PRIMARY KEY (run_id, seq),
+        FOREIGN KEY (run_id, seq) REFERENCES tests(run_id, seq) ON DELETE CASCADE
+    );
+    CREATE TABLE step_temperatures (
+        run_id      INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        idx         INTEGER NOT NULL,
+        series      TEXT NOT NULL,   -- JSON: °C per second of the step's busy time, and the source
+        PRIMARY KEY (run_id, seq, idx),
+        FOREIGN KEY (run_id, seq, idx) REFERENCES steps(run_id, seq, idx) ON DELETE CASCADE
+    );
+    CREATE TABLE step_energy (
+        run_id      INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        idx         INTEGER NOT NULL,
+        meter       TEXT NOT NULL,   -- the --power-meter spec
+        energy_j    REAL NOT NULL CHECK (energy_j >= 0),
+        span_s      REAL NOT NULL CHECK (span_s >= 0),     -- the busy time integrated over
+        covered_s   REAL NOT NULL CHECK (covered_s >= 0),  -- the part of it the samples cover
+        PRIMARY KEY (run_id, seq, idx),
+        FOREIGN KEY (run_id, seq, idx) REFERENCES steps(run_id, seq, idx) ON DELETE CASCADE
+    );
+    CREATE TABLE throttle_events (
+        run_id      INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        idx         INTEGER NOT NULL,
+        start_s     INTEGER NOT NULL,   -- seconds of the step's busy time
+        length_s    INTEGER NOT NULL,
+        mbps_before REAL NOT NULL,
+        mbps_during REAL NOT NULL,
+        start_temperature_c REAL,
+        peak_temperature_c  REAL,
+        threshold   TEXT NOT NULL,      -- TMT1, TMT2, WCTEMP or transition counter
+        PRIMARY KEY (run_id, seq, idx, start_s),
+        FOREIGN KEY (run_id, seq, idx) REFERENCES steps(run_id, seq, idx) ON DELETE CASCADE
+    );
+    CREATE TABLE telemetry_notes (
+        id          INTEGER PRIMARY KEY,   -- in the order they were written
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq         INTEGER,               -- the test it concerns; NULL: the whole run
+        idx         INTEGER,               -- the step; NULL: the whole test or run
+        note        TEXT NOT NULL
+    );
+    """,
 )
 
 

@@ -25,6 +25,8 @@ from pydantic import BaseModel, ValidationError
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Step, StepResult, Test
 from ssdlab.store.failures import Damaged
+from ssdlab.telemetry.records import HealthLog
+from ssdlab.telemetry.results import TemperatureSeries
 
 SCHEMA_KEY = "schema_version"
 
@@ -56,6 +58,8 @@ IDENTITY = RecordKind("target identity")
 HOST = RecordKind("host")
 ENGINE = RecordKind("engine")
 OPTIONS = RecordKind("run options")
+HEALTH = RecordKind("health log", HealthLog)
+TEMPERATURES = RecordKind("temperature series", TemperatureSeries)
 
 
 def dump(kind: RecordKind, value: BaseModel | dict[str, Any]) -> str:

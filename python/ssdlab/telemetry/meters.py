@@ -84,6 +84,7 @@ class StepEnergy(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    meter: str = Field(description="the --power-meter spec")
     energy_j: float = Field(ge=0)
     span_s: float = Field(ge=0)
     covered_s: float = Field(ge=0)
@@ -108,7 +109,21 @@ def energy_j(trace: PowerTrace, start_s: float, end_s: float) -> StepEnergy:
     power = np.concatenate((edges[:1], watts[inside], edges[1:]))
     energy = float(np.sum((power[1:] + power[:-1]) / 2 * np.diff(points)))
     covered = max(0.0, min(end_s, t[-1]) - max(start_s, t[0]))
-    return StepEnergy(energy_j=energy, span_s=end_s - start_s, covered_s=covered)
+    return StepEnergy(meter=trace.source, energy_j=energy, span_s=end_s - start_s, covered_s=covered)
+
+
+def energy_over(trace: PowerTrace, spans: Sequence[tuple[float, float]]) -> StepEnergy:
+    """`energy_j` summed over several spans (a step's busy time, between its idle windows);
+    an SsdlabError when the samples cover none of them, all before or all after: that
+    would be some other time's power."""
+    parts = [energy_j(trace, start_s, end_s) for start_s, end_s in spans]
+    covered = sum(p.covered_s for p in parts)
+    if parts and not covered:
+        first, last = trace.samples[0][0], trace.samples[-1][0]
+        raise SsdlabError(f"no power figure from the power meter `{trace.source}`: its samples, from {first:g} "
+                          f"to {last:g} s, miss the step's busy time, {spans[0][0]:.3f} to {spans[-1][1]:.3f} s")
+    return StepEnergy(meter=trace.source, energy_j=sum(p.energy_j for p in parts),
+                      span_s=sum(p.span_s for p in parts), covered_s=covered)
 
 
 class _Recorder:

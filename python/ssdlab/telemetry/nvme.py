@@ -16,7 +16,7 @@ from pathlib import Path
 from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands
 from ssdlab.targets.sysfs import SYSFS
-from ssdlab.telemetry.output import Json, build, failure
+from ssdlab.telemetry.output import TIMEOUT_S, Json, build, failure
 from ssdlab.telemetry.records import (
     ApstEntry,
     ApstFeature,
@@ -83,7 +83,7 @@ class NvmeCli:
         return parse_feature(fid, self._run(argv), " ".join(argv))
 
     def _run(self, argv: list[str]) -> str:
-        done = self.commands.run(argv)
+        done = self.commands.run(argv, timeout=TIMEOUT_S)
         if done.returncode != 0:
             raise failure(argv, done)
         return done.stdout

@@ -20,6 +20,10 @@ _COUNTER = re.compile(r"\s*(\d{1,40})(?:\.0*)?\s*", re.ASCII)
 
 Record = TypeVar("Record", bound=BaseModel)
 
+# A drive that does not answer must not hold a run up: nvme-cli and smartctl answer in
+# milliseconds, or not at all.
+TIMEOUT_S = 30.0
+
 
 def failure(argv: Sequence[str], done: Completed, detail: str | None = None) -> SsdlabError:
     """The error for a command that failed; `detail` defaults to its last line of stderr."""

@@ -54,6 +54,13 @@ class Telemetry:
         log = self.health()
         return None if log is None or log.temperature_c is None else float(log.temperature_c)
 
+    @property
+    def temperature_source(self) -> str | None:
+        """Where temperature_c() reads: `hwmon`, else the program behind health()."""
+        if self.hwmon_chip is not None:
+            return "hwmon"
+        return "nvme-cli" if self.nvme is not None else "smartctl" if self.smartctl is not None else None
+
     def controller(self) -> ControllerInfo | None:
         return self.controller_info
 
@@ -79,7 +86,7 @@ def _nvme(controller: str, commands: Commands, sys_root: Path) -> Telemetry:
     if chip is None:
         reasons.append(f"{controller} has no hwmon temperature sensor (Linux 5.5 or later has one)")
     nvme = NvmeCli(controller, commands) if _installed("nvme", "nvme-cli", commands, reasons) else None
-    info = _attempt(nvme.id_ctrl, reasons) if nvme else None
+    info = attempt(nvme.id_ctrl, reasons) if nvme else None
     if info is not None:
         return Telemetry(nvme=nvme, hwmon_chip=chip, controller_info=info, reasons=tuple(reasons))
     found = _smartctl(controller, commands, reasons)
@@ -91,7 +98,7 @@ def _smartctl(device: str, commands: Commands, reasons: list[str]) -> tuple[Smar
     if not _installed("smartctl", "smartctl", commands, reasons):
         return None
     smartctl = Smartctl(device, commands)
-    report = _attempt(smartctl.report, reasons)
+    report = attempt(smartctl.report, reasons)
     return None if report is None else (smartctl, report)
 
 
@@ -102,7 +109,8 @@ def _installed(program: str, name: str, commands: Commands, reasons: list[str]) 
     return True
 
 
-def _attempt(read: Callable[[], T], reasons: list[str]) -> T | None:
+def attempt(read: Callable[[], T], reasons: list[str]) -> T | None:
+    """What `read` gives; None when it fails, its SsdlabError's message added to `reasons`."""
     try:
         return read()
     except SsdlabError as exc:

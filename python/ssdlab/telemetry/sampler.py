@@ -4,16 +4,18 @@ from an hwmon chip.
 The thread sleeps on an Event between reads (no busy loop) and reads on a fixed
 schedule; when a read overruns, the missed slots are skipped rather than read back to
 back. `quiet()` suspends reads: idle-wake's idle windows must see no sensor read,
-because reading an NVMe temperature sends a command that can wake the drive.
+because reading an NVMe temperature sends a command that can wake the drive. The thread
+runs at the lowest priority: on a busy CPU it waits for fio's threads, not they for it.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
 from ssdlab.errors import SsdlabError
@@ -21,6 +23,7 @@ from ssdlab.errors import SsdlabError
 Sample = tuple[float, float]  # (seconds since start(), value)
 DEFAULT_TEMPERATURE_PERIOD_S = 0.5
 MAX_TEMPERATURE_PERIOD_S = 1.0  # METHODOLOGY.md: temperature at 1 Hz or faster
+NICE = 19  # the sampling thread's: the lowest priority
 
 
 @dataclass(frozen=True)
@@ -30,9 +33,10 @@ class Readings:
 
 
 class Sampler:
-    """Calls `source` every `period_s` seconds from start() to stop(); a None reading is
-    skipped. A source that raises SsdlabError is noted once and sampling ends there (the
-    step goes on without it); any other exception is a bug and stop() raises it."""
+    """Calls `source` every `period_s` seconds from start() to stop(), the first time at
+    once (outside quiet()); a None reading is skipped. A source that raises SsdlabError is
+    noted once and sampling ends there (the step goes on without it); any other exception
+    is a bug and stop() raises it."""
 
     def __init__(self, source: Callable[[], float | None], period_s: float, what: str = "sampling"):
         if not period_s > 0:
@@ -81,8 +85,9 @@ class Sampler:
         return time.monotonic() - self._t0
 
     def _run(self) -> None:
+        _yield_to_the_workload()
         due = 0.0
-        while not self._stop.wait(max(0.0, due - self._now())):
+        while True:  # the first reading at once, even when stop() comes first: a short step has one too
             with self._lock:
                 if not self._quiet and not self._read():
                     return
@@ -90,6 +95,8 @@ class Sampler:
             behind = self._now() - due
             if behind > 0:
                 due += math.ceil(behind / self.period_s) * self.period_s
+            if self._stop.wait(max(0.0, due - self._now())):
+                return
 
     def _read(self) -> bool:
         """One reading; False when sampling must end."""
@@ -105,6 +112,13 @@ class Sampler:
         if value is not None:
             self._samples.append(((before + self._now()) / 2, float(value)))
         return True
+
+
+def _yield_to_the_workload() -> None:
+    """This thread only (Linux nices threads one by one) gives way to fio's when a CPU is
+    contended: a reading may come a little late, the I/O is not held up."""
+    with suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
 
 
 class TemperatureSampler(Sampler):

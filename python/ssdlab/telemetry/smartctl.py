@@ -16,7 +16,7 @@ from pathlib import Path
 from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands, Completed
 from ssdlab.telemetry.nvme import DATA_UNIT_BYTES
-from ssdlab.telemetry.output import Json, build, failure
+from ssdlab.telemetry.output import TIMEOUT_S, Json, build, failure
 from ssdlab.telemetry.records import ControllerInfo, HealthLog, PowerState
 from ssdlab.units import GiB, MiB
 
@@ -56,7 +56,7 @@ class Smartctl:
         self.commands = commands
 
     def report(self) -> SmartctlReport:
-        done = self.commands.run(self.argv)
+        done = self.commands.run(self.argv, timeout=TIMEOUT_S)
         if done.returncode & _FATAL_EXIT or done.returncode < 0:
             raise failure(self.argv, done, _messages(done))
         return parse_report(done.stdout, " ".join(self.argv))

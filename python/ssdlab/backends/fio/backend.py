@@ -12,6 +12,11 @@ the test:
   with 4 KiB logical blocks): the kernel answers EINVAL. The step is recorded as
   not run, with a note saying why and what to use instead; the test goes on and
   its score marks the case as not measured.
+
+Two seams for telemetry: `sleep` leaves the drive idle (the run's telemetry passes one
+that reads no sensor meanwhile), and `io_window` is told the wall-clock span of each fio
+run's I/O, from fio's report (it ends when the report is written and lasts the job's
+runtime): fio takes about 0.3 s to start, which must not count as the drive's busy time.
 """
 
 from __future__ import annotations
@@ -48,7 +53,8 @@ class FioBackend:
 
     def __init__(self, path: Path, kind: str, purge: Callable[[], tuple[str, ...]],
                  commands: Commands | None = None, ioengine: str | None = None,
-                 sleep: Callable[[float], None] = time.sleep, workdir: Path | None = None):
+                 sleep: Callable[[float], None] = time.sleep, workdir: Path | None = None,
+                 io_window: Callable[[float, float], None] | None = None):
         self.path = Path(path)
         self.kind = kind
         self._purge = purge
@@ -56,6 +62,7 @@ class FioBackend:
         self._ioengine = ioengine
         self._sleep = sleep
         self._workdir = workdir
+        self._io_window = io_window
 
     @property
     def ioengine(self) -> str:
@@ -114,6 +121,8 @@ class FioBackend:
             job = parse.job_of(doc)
             found = parse.directions(job)
             burst_busy = max((d.busy_s for d in found.values()), default=0.0)
+            if self._io_window and (end := parse.report_time_s(doc)) is not None:
+                self._io_window(end - burst_busy, end)
             burst_bytes = sum(d.bytes for name, d in found.items() if name != "trim")
             burst_windows = logs.calibrated(logs.read_windows(_bw_log(prefix)), burst_bytes, burst_busy)
             if step.rw is not Op.TRIM:  # a TRIM moves no data: no MB/s series

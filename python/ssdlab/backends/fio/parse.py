@@ -59,6 +59,12 @@ def job_of(doc: dict[str, Any]) -> dict[str, Any]:
     return job
 
 
+def report_time_s(doc: dict[str, Any]) -> float | None:
+    """When fio wrote its report (seconds since the epoch): a few ms after its I/O ended."""
+    stamp = doc.get("timestamp_ms")
+    return stamp / 1000 if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) else None
+
+
 def job_error_message(code: int) -> str:
     name = errno.errorcode.get(code, str(code))
     advice = {
