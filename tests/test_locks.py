@@ -50,6 +50,12 @@ def hold_in_child(path: Path) -> subprocess.Popen:
     return child
 
 
+def holds_run(proc: subprocess.Popen, db: Path, run_id: int = 1) -> bool:
+    """Whether `proc` itself holds the run's lock: /proc/locks names files by inode, and a
+    process of an earlier test may still hold a lock on an inode that was reused since."""
+    return proc.pid in locks.holders(locks.run_lock_path(db, run_id))
+
+
 def said(stderr: str) -> str:
     """The message as one line (the terminal printer may wrap it)."""
     return " ".join(stderr.split())
@@ -96,7 +102,7 @@ def test_a_file_another_process_holds_is_refused_naming_it_and_left_untouched(sc
 def test_a_second_run_on_a_busy_file_is_refused_and_the_first_finishes(scratch):
     target = scratch / "drive.img"
     first = ssdlab("run", target, *FILE_TEST, db=scratch / "first.db")
-    wait_for(lambda: locks.run_is_held(scratch / "first.db", 1), first, "the first run")
+    wait_for(lambda: holds_run(first, scratch / "first.db"), first, "the first run")
     second = run_cli("run", target, *FILE_TEST, db=scratch / "second.db", check=False)
     assert second.returncode == UnsafeTarget.exit_code, second.stderr
     assert f"in use by another run (process {first.pid} " in said(second.stderr)
@@ -107,7 +113,7 @@ def test_a_second_run_on_a_busy_file_is_refused_and_the_first_finishes(scratch):
 def test_resuming_a_live_run_is_refused_and_a_killed_run_is_interrupted_then_resumes(tmp_path):
     db = tmp_path / "runs.db"
     proc = ssdlab(*SIM_RUN, db=db)
-    wait_for(lambda: locks.run_is_held(db, 1), proc, "the run")
+    wait_for(lambda: holds_run(proc, db), proc, "the run")
     refused = run_cli("resume", "1", db=db, check=False)
     assert refused.returncode == 2, refused.stderr
     assert f"run 1 is running in process {proc.pid} (" in said(refused.stderr)
@@ -124,7 +130,7 @@ def test_resuming_a_live_run_is_refused_and_a_killed_run_is_interrupted_then_res
 def test_a_terminated_run_says_how_to_resume_and_resumes(tmp_path, signum):
     db = tmp_path / "runs.db"
     proc = ssdlab(*SIM_RUN, db=db)
-    wait_for(lambda: locks.run_is_held(db, 1), proc, "the run")
+    wait_for(lambda: holds_run(proc, db), proc, "the run")
     proc.send_signal(signum)
     assert proc.wait(timeout=120) != 0
     stderr = proc.stderr.read()
