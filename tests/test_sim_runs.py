@@ -24,6 +24,7 @@ def test_client_suite_on_a_simulated_drive_has_the_fio_schema(tmp_path):
                 continue
             r = step["result"]
             assert r["iops"] > 0 and r["mbps"] > 0 and step["per_second"], (test["id"], step["label"])
+            assert r["watts"] > 0 and r["mbps_per_w"] > 0, (test["id"], step["label"])  # the power model
             for direction in ("read", "write"):
                 if direction in r:
                     lat = r[direction]["lat_us"]

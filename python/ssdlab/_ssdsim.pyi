@@ -1,7 +1,10 @@
 """Types of the native simulator module (crates/ssdsim-py): a preset's TOML makes a
-Drive; each step goes in as the JSON of an ssdlab.model.Step (`Step.model_dump_json()`,
-unknown fields refused) and its whole result comes out as a dict. The GIL is released
-while a step runs."""
+Drive, on a platform with Linux's power management (APST with a latency limit in µs, 0 for
+off) that lets the drive reach its non-operational states or not; each step goes in as the
+JSON of an ssdlab.model.Step (`Step.model_dump_json()`, unknown fields refused) and its
+whole result comes out as a dict, with its `energy` (None without a power model): `busy_j`,
+`idle_j`, `state_s` (seconds in each power state) and `work`. The GIL is released while a
+step runs."""
 
 from typing import Any
 
@@ -18,7 +21,8 @@ class InternalError(RuntimeError):
 def version() -> str: ...
 
 class Drive:
-    def __init__(self, preset_toml: str, seed: int = 1) -> None: ...
+    def __init__(self, preset_toml: str, seed: int = 1, apst_max_latency_us: int = 100000,
+                 low_power_states: bool = True) -> None: ...
     @property
     def user_bytes(self) -> int: ...
     @property

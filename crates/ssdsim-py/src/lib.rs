@@ -56,13 +56,29 @@ struct Drive {
 
 #[pymethods]
 impl Drive {
-    /// A fresh-out-of-box drive from a preset's TOML text; PresetError names what is wrong.
+    /// A fresh-out-of-box drive from a preset's TOML text, on a platform whose power
+    /// management is Linux's (APST with `apst_max_latency_us`, 0 for off) and which lets
+    /// the drive reach its non-operational states or not; PresetError names what is wrong.
     #[new]
-    #[pyo3(signature = (preset_toml, seed = 1))]
-    fn new(preset_toml: &str, seed: u64) -> PyResult<Self> {
+    #[pyo3(signature = (
+        preset_toml,
+        seed = 1,
+        apst_max_latency_us = ssdsim::power::DEFAULT_MAX_LATENCY_US,
+        low_power_states = true,
+    ))]
+    fn new(
+        preset_toml: &str,
+        seed: u64,
+        apst_max_latency_us: u64,
+        low_power_states: bool,
+    ) -> PyResult<Self> {
+        let platform = ssdsim::Platform {
+            apst_max_latency_us,
+            low_power_states,
+        };
         let built = catch_panic(|| {
             let cfg = ssdsim::DriveConfig::from_toml_str(preset_toml)?;
-            ssdsim::Drive::with_seed(cfg, seed)
+            ssdsim::Drive::with_platform(cfg, seed, platform)
         })?;
         Ok(Drive {
             inner: built.map_err(sim_error)?,
@@ -231,6 +247,23 @@ fn counters_to<'py>(py: Python<'py>, c: &ssdsim::Counters) -> PyResult<Bound<'py
     Ok(out)
 }
 
+fn energy_to<'py>(py: Python<'py>, e: &ssdsim::StepEnergy) -> PyResult<Bound<'py, PyDict>> {
+    let w = &e.work;
+    let work = PyDict::new(py);
+    work.set_item("read_ns", w.read_ns)?;
+    work.set_item("program_ns", w.program_ns)?;
+    work.set_item("erase_ns", w.erase_ns)?;
+    work.set_item("channel_units", w.channel_units)?;
+    work.set_item("processor_ns", w.processor_ns)?;
+    work.set_item("link_bytes", w.link_bytes)?;
+    let out = PyDict::new(py);
+    out.set_item("busy_j", e.busy_j)?;
+    out.set_item("idle_j", e.idle_j)?;
+    out.set_item("state_s", PyList::new(py, e.state_s.iter())?)?;
+    out.set_item("work", work)?;
+    Ok(out)
+}
+
 fn result_to<'py>(py: Python<'py>, r: &ssdsim::StepResult) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("start_s", r.start_s)?;
@@ -250,6 +283,10 @@ fn result_to<'py>(py: Python<'py>, r: &ssdsim::StepResult) -> PyResult<Bound<'py
         PyList::new(py, r.per_gib.iter().map(|p| (p.gib, p.mbps)))?,
     )?;
     out.set_item("counters", counters_to(py, &r.counters)?)?;
+    match &r.energy {
+        Some(e) => out.set_item("energy", energy_to(py, e)?)?,
+        None => out.set_item("energy", py.None())?,
+    }
     out.set_item("notes", PyList::new(py, r.notes.iter())?)?;
     Ok(out)
 }

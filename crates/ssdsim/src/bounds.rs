@@ -267,14 +267,42 @@ pub const AMBIENT_C: Bound = Bound::real(-40.0, 85.0, "°C");
 
 // ------------------------------------------------------------------ [drive.power]
 
-/// `idle_w`: the lowest idle state draws 2 mW (client PS4) to about 8 W (enterprise).
-pub const IDLE_W: Bound = Bound::real(0.0001, 50.0, "W");
+/// `active_idle_w`: a drive in its top power state with nothing to do draws 0.03 W (a
+/// DRAM-less drive with its link in L1.2) to about 2 W (the 980 PRO in one lab) and up
+/// to 8 W (enterprise); 1 mW to 50 W is a wide margin.
+pub const ACTIVE_IDLE_W: Bound = Bound::real(0.001, 50.0, "W");
 
 /// `peak_w`: 5 to 10 W on client drives, 25 W on enterprise ones.
 pub const PEAK_W: Bound = Bound::real(0.1, 100.0, "W");
 
-/// `idle_exit_us`: non-operational power states exit in 0.1 to about 50 ms.
-pub const IDLE_EXIT_US: Bound = Bound::real(0.0, 10_000_000.0, "µs");
+/// `max_w`, `measured_w` of a power state: declared states span 2 mW (a client PS4) to
+/// 25 W (an enterprise PS0); 0.1 mW to 100 W is a wide margin.
+pub const STATE_W: Bound = Bound::real(0.0001, 100.0, "W");
+
+/// Entry and exit latencies of power states and of active idle, and the idle before
+/// active idle: drives declare 0 to about 100 ms; 0 to 10 s is a wide margin.
+pub const POWER_LATENCY_US: Bound = Bound::real(0.0, 10_000_000.0, "µs");
+
+/// `nand.vcc_v`: NAND runs on 3.3 V (VCC) with 1.2 to 1.8 V I/O (VCCQ); 0.5 to 5 V is a
+/// wide margin.
+pub const NAND_V: Bound = Bound::real(0.5, 5.0, "V");
+
+/// `nand.read_ma`, `program_ma`, `erase_ma`, `io_ma`: datasheets give 10 to 60 mA per die
+/// and operation (multi-plane operations up to a few times that); 0.1 to 1000 mA is a
+/// wide margin.
+pub const NAND_MA: Bound = Bound::real(0.1, 1000.0, "mA");
+
+/// `controller_active_w`: the power a controller's processors add while they work, 0.1 to
+/// a few W on client drives; 0 (not modelled) to 20 W.
+pub const CONTROLLER_ACTIVE_W: Bound = Bound::real(0.0, 20.0, "W");
+
+/// `controller_pj_per_byte`, `dram_pj_per_byte`, `link_pj_per_byte`: moving a byte costs
+/// a few pJ (a PCIe lane, LPDDR4) to a few hundred (DDR3 written and read, ECC, DMA); 0
+/// (not modelled) to 100 nJ is a wide margin.
+pub const PJ_PER_BYTE: Bound = Bound::real(0.0, 100_000.0, "pJ/B");
+
+/// Power states of a drive: NVMe allows 1 to 32 (`ps0` to `ps31`).
+pub const POWER_STATES: Bound = Bound::integer(1, 32, "states");
 
 // ------------------------------------------------------------------ [drive.wear]
 

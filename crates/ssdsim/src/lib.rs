@@ -20,6 +20,7 @@ pub mod ftl;
 pub mod geometry;
 pub mod histogram;
 pub mod nand;
+pub mod power;
 pub mod rng;
 pub mod run;
 pub mod step;
@@ -30,9 +31,11 @@ pub mod timeline;
 mod proptests;
 
 pub use config::{ConfigError, DriveConfig};
+pub use power::{Platform, Work};
 pub use run::{simulate, Drive};
 pub use step::{
-    Counters, DirectionResult, GibPoint, Latency, Op, SecondPoint, SimError, Step, StepResult,
+    Counters, DirectionResult, GibPoint, Latency, Op, SecondPoint, SimError, Step, StepEnergy,
+    StepResult,
 };
 
 /// Version of the simulator core, recorded with every simulated run.

@@ -4,10 +4,11 @@
 //! seconds), deserialized from the JSON that the Python model dumps: the same
 //! fields, no other. [`StepResult`] carries what
 //! `ssdlab.model.results.StepResult` needs (per-direction totals and fio-binned
-//! latency histograms, per-second and per-GiB series, idle time) and the
+//! latency histograms, per-second and per-GiB series, idle time, energy) and the
 //! drive's internal counters.
 
 use crate::bounds::{self, Bound};
+use crate::power::Work;
 use serde::Deserialize;
 use std::fmt;
 
@@ -387,6 +388,21 @@ pub struct Counters {
     pub rmw_reads: u64,
 }
 
+/// What a step cost in energy, and where its time went among the power states.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepEnergy {
+    /// Joules over the step's busy time (its I/O, with the gaps of a rate-limited step),
+    /// as a power meter beside the drive would measure them.
+    pub busy_j: f64,
+    /// Joules over its idle time (between bursts and after it).
+    pub idle_j: f64,
+    /// The work the drive did in the step.
+    pub work: Work,
+    /// Seconds in each power state, by number: the top state's are all the step's time
+    /// not spent in a non-operational one.
+    pub state_s: Vec<f64>,
+}
+
 /// The outcome of one step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepResult {
@@ -404,6 +420,8 @@ pub struct StepResult {
     pub per_second: Vec<SecondPoint>,
     pub per_gib: Vec<GibPoint>,
     pub counters: Counters,
+    /// None when the preset has no power model.
+    pub energy: Option<StepEnergy>,
     pub notes: Vec<String>,
 }
 

@@ -69,7 +69,7 @@ mod tests {
             &bounds::T_ERASE_US,
             &bounds::COMMAND_US,
             &bounds::FIXED_LATENCY_US,
-            &bounds::IDLE_EXIT_US,
+            &bounds::POWER_LATENCY_US,
         ] {
             check_positive("µs", b, ns_from_us);
         }

@@ -1,4 +1,5 @@
 //! Calibration against the published figures listed in docs/simulator.md (tags CAL:...). Each test states its tolerance.
+//! The drives are on the platform of the measurements (`MEASURING_PLATFORM`): awake after every idle.
 mod common;
 use common::*;
 use ssdsim::{Drive, Op, Step};
@@ -19,7 +20,7 @@ fn within(what: &str, got: f64, want: f64, tol: f64) {
 
 /// The lab's "10 % filled" state: the first 10 % written sequentially, then a minute idle.
 fn ten_percent(name: &str) -> (Drive, u64) {
-    let mut d = Drive::new(preset(name)).unwrap();
+    let mut d = measured(name);
     let filled = fill_to(&mut d, 0.10, 60.0);
     (d, filled)
 }
@@ -142,7 +143,7 @@ fn wd_black_2018_spec_sheet() {
 // drop. Tolerance 10 %. "Fixed": the same on a half-full drive (tolerance 10 %).
 #[test]
 fn wd_black_cache_is_about_20_gb_and_fixed() {
-    let mut d = Drive::new(preset("wd-black-2018-1tb")).unwrap();
+    let mut d = measured("wd-black-2018-1tb");
     let span = d.whole_span(128 * KIB);
     let r = d.run(&Step::fill("fill", span)).unwrap();
     within(
@@ -178,7 +179,7 @@ fn wd_black_cache_is_about_20_gb_and_fixed() {
 // a slower phase where forced folding shrinks the cache while the host writes.
 #[test]
 fn sn850_whole_drive_fill_has_its_three_phases() {
-    let mut d = Drive::new(preset("wd-sn850-1tb")).unwrap();
+    let mut d = measured("wd-sn850-1tb");
     let span = d.whole_span(128 * KIB);
     let r = d.run(&Step::fill("fill", span)).unwrap();
     within(
@@ -261,7 +262,7 @@ fn sn850_recovers_after_trim() {
 // which max_cell_share is calibrated to. Tolerance 10 %.
 #[test]
 fn samsung_980pro_qd1_and_cache() {
-    let mut d = Drive::new(preset("samsung-980pro-1tb")).unwrap();
+    let mut d = measured("samsung-980pro-1tb");
     let span = spec_state(&mut d);
     let read = iops_4k(&mut d, Op::RandRead, span, 1);
     let write = iops_4k(&mut d, Op::RandWrite, span, 1);
@@ -288,7 +289,7 @@ fn samsung_980pro_qd1_and_cache() {
 // specified 500 K: at QD32 the 16 dies are not all busy).
 #[test]
 fn samsung_980_spec_sheet() {
-    let mut d = Drive::new(preset("samsung-980-1tb")).unwrap();
+    let mut d = measured("samsung-980-1tb");
     let span = spec_state(&mut d);
     let r = d
         .run(&Step::new("seq read", Op::Read, 128 * KIB, span).qd(32))
@@ -330,7 +331,7 @@ fn samsung_980_spec_sheet() {
 // drive).
 #[test]
 fn samsung_980_whole_drive_fill() {
-    let mut d = Drive::new(preset("samsung-980-1tb")).unwrap();
+    let mut d = measured("samsung-980-1tb");
     let span = d.whole_span(128 * KIB);
     let r = d.run(&Step::fill("fill", span)).unwrap();
     within("980 cache GB", cache_estimate_gb(&r), 160.0, 0.10);
@@ -351,7 +352,7 @@ fn samsung_980_whole_drive_fill() {
 // at QD32).
 #[test]
 fn crucial_p1_spec_sheet() {
-    let mut d = Drive::new(preset("crucial-p1-1tb")).unwrap();
+    let mut d = measured("crucial-p1-1tb");
     let span = spec_state(&mut d);
     let r = d
         .run(&Step::new("seq read", Op::Read, 128 * KIB, span).qd(32))
@@ -387,7 +388,7 @@ fn crucial_p1_spec_sheet() {
 // idle they go to QLC.
 #[test]
 fn crucial_p1_whole_drive_fill_and_recovery() {
-    let mut d = Drive::new(preset("crucial-p1-1tb")).unwrap();
+    let mut d = measured("crucial-p1-1tb");
     let span = d.whole_span(128 * KIB);
     let r = d.run(&Step::fill("fill", span)).unwrap();
     let cache_speed = cache_speed_mbps(&r);

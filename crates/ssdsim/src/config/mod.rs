@@ -7,7 +7,7 @@
 //! `drive.nand.tlc.t_prog_us = 1e10 is outside 1..100000 (µs)`,
 //! `unknown key `foo` in [drive.nand]`, `missing key `drive.geometry.channels``.
 //! Unknown keys are errors everywhere (`deny_unknown_fields`). The sections
-//! `thermal`, `power` and `wear` are parsed and validated but not modelled yet.
+//! `thermal` and `wear` are parsed and validated but not modelled yet.
 //!
 //! Each table of a preset is a section in its own module: its type, which adds
 //! its bounded fields and checks the relations between them (the `Section` trait,
@@ -39,7 +39,7 @@ pub use geometry::GeometryConfig;
 pub use host::{HostConfig, LinkKind};
 pub use mapping::MappingConfig;
 pub use nand::{CellMode, CellTiming, NandConfig};
-pub use power::PowerConfig;
+pub use power::{NandPowerConfig, PowerConfig, PowerStateConfig};
 pub use thermal::ThermalConfig;
 pub use wear::WearConfig;
 
@@ -90,6 +90,7 @@ pub struct DriveConfig {
     /// The firmware's own work on the mapping table; absent: none is modelled.
     pub firmware: Option<FirmwareConfig>,
     pub thermal: Option<ThermalConfig>,
+    /// The power model; absent: the drive reports no energy and never sleeps.
     pub power: Option<PowerConfig>,
     pub wear: Option<WearConfig>,
 }

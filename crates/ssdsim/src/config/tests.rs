@@ -188,9 +188,27 @@ tmt2_c = 82.0
 ambient_c = 25.0
 
 [drive.power]
-idle_w = 0.05
-idle_exit_us = 1000.0
+active_idle_w = 1.0
+active_idle_entry_us = 1000.0
+active_idle_exit_us = 150.0
 peak_w = 8.0
+controller_active_w = 1.0
+controller_pj_per_byte = 100.0
+dram_pj_per_byte = 150.0
+link_pj_per_byte = 40.0
+
+[drive.power.nand]
+vcc_v = 3.3
+read_ma = 25.0
+program_ma = 25.0
+erase_ma = 25.0
+io_ma = 10.0
+
+[drive.power.states]
+ps0 = { max_w = 7.0, entry_us = 0.0, exit_us = 0.0, operational = true }
+ps1 = { max_w = 4.0, entry_us = 0.0, exit_us = 200.0, operational = true }
+ps2 = { max_w = 0.05, entry_us = 2000.0, exit_us = 5000.0, operational = false, measured_w = 0.04, measured_exit_us = 4000.0 }
+ps3 = { max_w = 0.005, entry_us = 5000.0, exit_us = 40000.0, operational = false }
 
 [drive.wear]
 rated_pe_cycles = 3000
@@ -330,7 +348,7 @@ fn the_values_of_issue_9_are_refused_at_load_with_the_field_value_and_range() {
 
 #[test]
 fn every_relation_between_fields_is_refused_with_its_message() {
-    use toml::Value::{Float, Integer, String as Text};
+    use toml::Value::{Boolean, Float, Integer, String as Text};
     let cases = [
         // Within a section.
         (
@@ -350,11 +368,28 @@ fn every_relation_between_fields_is_refused_with_its_message() {
         ),
         (
             full_text(),
-            vec![
-                ("drive.power.idle_w", Float(1.0)),
-                ("drive.power.peak_w", Float(0.5)),
-            ],
-            "drive.power.peak_w must be >= drive.power.idle_w",
+            vec![("drive.power.peak_w", Float(0.5))],
+            "drive.power.peak_w must be >= drive.power.active_idle_w",
+        ),
+        (
+            full_text(),
+            vec![("drive.power.active_idle_w", Float(7.5))],
+            "drive.power.active_idle_w must be <= drive.power.states.ps0.max_w",
+        ),
+        (
+            full_text(),
+            vec![("drive.power.states.ps3.max_w", Float(0.5))],
+            "drive.power.states.ps3.max_w must be <= drive.power.states.ps2.max_w: states are numbered from the most power down",
+        ),
+        (
+            full_text(),
+            vec![("drive.power.states.ps0.operational", Boolean(false))],
+            "drive.power.states.ps0 must be operational: the drive serves commands in it",
+        ),
+        (
+            full_text(),
+            vec![("drive.power.states.ps1.measured_w", Float(3.0))],
+            "drive.power.states.ps1: measured_w and measured_exit_us are for non-operational states, where the drive idles",
         ),
         // Across sections.
         (
@@ -425,5 +460,28 @@ fn read_levels_have_one_entry_per_page_type_within_bounds() {
     assert_eq!(
         err(&with("[1, 0, 4]")),
         "drive.nand.tlc.read_levels[1] = 0 is outside 1..15 (senses)"
+    );
+}
+
+#[test]
+fn power_states_are_ps0_to_psn_one_each() {
+    let full = full_text();
+    let renamed =
+        |from: &str, to: &str| full.replace(&format!("\n{from} = {{"), &format!("\n{to} = {{"));
+    assert_eq!(
+        err(&renamed("ps3", "ps4")),
+        r#"drive.power.states must be named ps0 to ps3, one each, found ["ps0", "ps1", "ps2", "ps4"]"#
+    );
+    assert!(err(&renamed("ps1", "ps01")).starts_with("drive.power.states must be named ps0 to ps3"));
+    assert!(err(&renamed("ps1", "idle")).starts_with("drive.power.states must be named ps0 to ps3"));
+    let table = DriveConfig::from_toml_str(&full).unwrap().power.unwrap();
+    let max_w: Vec<f64> = table.table().iter().map(|s| s.max_w).collect();
+    assert_eq!(max_w, [7.0, 4.0, 0.05, 0.005]);
+    let none = full.split("\nps0 = {").next().unwrap().to_string()
+        + "\n"
+        + &full[full.find("[drive.wear]").unwrap()..];
+    assert_eq!(
+        err(&none),
+        "drive.power.states (their number) = 0 is outside 1..32 (states)"
     );
 }

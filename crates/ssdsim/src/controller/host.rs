@@ -6,9 +6,11 @@
 //! has delivered it, on a gap-filling timeline (a read whose data is ready
 //! earlier may use the link before one issued earlier). Fixed latencies (firmware
 //! pipeline, completion posting) add to a command's latency without occupying
-//! the processor.
+//! the processor. The processor's busy time and the bytes over the link are counted in
+//! [`HostInterface::work`], for the drive's energy.
 
 use crate::config::DriveConfig;
+use crate::power::Work;
 use crate::time::{ns_from_us, ps_from_ns, ps_to_move};
 use crate::timeline::GapTimeline;
 
@@ -30,6 +32,8 @@ pub struct HostInterface {
     read_latency_ns: u64,
     write_latency_ns: u64,
     trim_unit_ps: u64,
+    /// Processor time and link bytes spent, for the drive's energy.
+    pub work: Work,
 }
 
 impl HostInterface {
@@ -46,6 +50,7 @@ impl HostInterface {
             read_latency_ns: ns_from_us(c.read_latency_us),
             write_latency_ns: ns_from_us(c.write_latency_us),
             trim_unit_ps: ps_from_ns(c.trim_unit_ns),
+            work: Work::default(),
         }
     }
 
@@ -58,6 +63,7 @@ impl HostInterface {
     /// Occupy the command processor for `ns` from `t` on; returns when it is done.
     #[inline]
     fn process(&mut self, t: u64, ns: u64) -> u64 {
+        self.work.processor_ns += ns;
         self.processor_free = self.processor_free.max(t) + ns;
         self.processor_free
     }
@@ -66,6 +72,7 @@ impl HostInterface {
     #[inline]
     pub fn receive_write(&mut self, t: u64, bytes: u64) -> u64 {
         let processed = self.process(t, self.write_cmd_ns);
+        self.work.link_bytes += bytes;
         self.link_in_free = self.link_in_free.max(processed) + self.link_ns(bytes);
         self.link_in_free
     }
@@ -87,6 +94,7 @@ impl HostInterface {
     #[inline]
     pub fn send_read(&mut self, ready: u64, bytes: u64) -> u64 {
         let d = self.link_ns(bytes);
+        self.work.link_bytes += bytes;
         self.link_out.reserve(ready, d) + d
     }
 

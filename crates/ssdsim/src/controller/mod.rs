@@ -27,6 +27,7 @@ use crate::config::{ConfigError, DriveConfig};
 use crate::ftl::{Ftl, Stream};
 use crate::geometry::{Geometry, NONE, UNIT};
 use crate::nand::Nand;
+use crate::power::Work;
 use crate::step::Counters;
 use crate::time::ns_from_us;
 use flash::{Activity, Flash};
@@ -96,6 +97,11 @@ impl Controller {
     /// Cumulative activity counters.
     pub fn activity(&self) -> &Activity {
         &self.flash.activity
+    }
+
+    /// The work done so far, for the drive's energy.
+    pub fn work(&self) -> Work {
+        self.flash.nand.work + self.host.work
     }
 
     fn view(&self) -> CacheView {
@@ -256,10 +262,8 @@ impl Controller {
         }
         self.slc_recheck = 0;
         self.native_since_fold = 0;
-        let end = start + erased * self.flash.nand.mode(false).erase;
-        self.flash.nand.block_dies_until(end);
         self.flash.activity.erases += erased;
-        end
+        self.flash.nand.erase_in_turn(erased, start)
     }
 
     // ---------------------------------------------------------------- write path

@@ -21,9 +21,13 @@
 //!   die's time is conserved; see [`Nand::host_read`]).
 //! - program: the channel moves the data in, then the die is busy `t_prog`.
 //! - erase: the die is busy `t_erase` (no channel use).
+//!
+//! Every operation adds its die and channel time to [`Nand::work`], for the drive's
+//! energy (`crate::power`).
 
 use crate::config::{CellMode, CellTiming, DriveConfig};
 use crate::geometry::{Geometry, UNIT};
+use crate::power::Work;
 use crate::time::{ns_from_us, ps_to_move};
 use crate::timeline::GapTimeline;
 
@@ -88,6 +92,8 @@ pub struct Nand {
     unit_xfer_ps: u64,
     slc: ModeNs,
     native: ModeNs,
+    /// Die and channel time spent, for the drive's energy.
+    pub work: Work,
 }
 
 impl Nand {
@@ -103,6 +109,7 @@ impl Nand {
             unit_xfer_ps: ps_to_move(UNIT, cfg.nand.channel_mbps),
             slc: t(CellMode::Slc),
             native: t(cfg.native_mode),
+            work: Work::default(),
         }
     }
 
@@ -133,6 +140,7 @@ impl Nand {
     #[inline]
     pub fn read(&mut self, die: u32, slc: bool, row: u32, units: u32, t: u64) -> u64 {
         let tr = self.mode(slc).read_ns(row);
+        self.work.read_ns += tr;
         let sensed = pruned(&mut self.die[die as usize], self.watermark).reserve(t, tr) + tr;
         self.transfer_out(die, units, sensed)
     }
@@ -148,6 +156,7 @@ impl Nand {
         };
         let d = die as usize;
         let tr = self.mode(slc).read_ns(row);
+        self.work.read_ns += tr;
         let ready = if pruned(&mut self.die[d], self.watermark).busy_at(t) {
             t + suspend
         } else {
@@ -163,6 +172,7 @@ impl Nand {
     fn transfer_out(&mut self, die: u32, units: u32, sensed: u64) -> u64 {
         let c = (die % self.channels) as usize;
         let d = self.xfer_ns(units);
+        self.work.channel_units += units as u64;
         pruned(&mut self.chan[c], self.watermark).reserve(sensed, d) + d
     }
 
@@ -174,12 +184,15 @@ impl Nand {
         let xe = pruned(&mut self.chan[c], self.watermark).reserve(t, dur) + dur;
         let d = die as usize;
         let tp = self.mode(slc).prog;
+        self.work.channel_units += units as u64;
+        self.work.program_ns += tp;
         pruned(&mut self.die[d], self.watermark).reserve(xe, tp) + tp
     }
 
     /// Erase one block on every die (a superblock), from `t`; returns when all are done.
     pub fn erase_all(&mut self, slc: bool, t: u64) -> u64 {
         let e = self.mode(slc).erase;
+        self.work.erase_ns += e * self.dies() as u64;
         let mut end = t;
         for d in self.die.iter_mut() {
             end = end.max(pruned(d, self.watermark).reserve(t, e) + e);
@@ -203,11 +216,16 @@ impl Nand {
         self.die.iter().map(|d| d.free_at()).max().unwrap_or(0)
     }
 
-    /// Every die busy until `t` (purge).
-    pub fn block_dies_until(&mut self, t: u64) {
+    /// Erase `superblocks` native superblocks one after another from `t`, every die
+    /// blocked until the last is erased (purge); returns when that is.
+    pub fn erase_in_turn(&mut self, superblocks: u64, t: u64) -> u64 {
+        let e = self.mode(false).erase;
+        self.work.erase_ns += superblocks * e * self.dies() as u64;
+        let end = t + superblocks * e;
         for d in self.die.iter_mut().chain(self.die_reads.iter_mut()) {
-            d.block_until(t);
+            d.block_until(end);
         }
+        end
     }
 
     /// Forget history before `now` (all later requests are ready at or after it);

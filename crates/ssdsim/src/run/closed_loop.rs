@@ -7,7 +7,9 @@
 //! (one without bursts); a burst ends at its byte limit or when the step's runtime
 //! (the busy time of its bursts) is spent, and the step ends with it in the second
 //! case. After each burst the drive idles so that busy / (busy + idle) = duty
-//! cycle; after the last one it idles `idle_after`. Every completion goes to the
+//! cycle; after the last one it idles `idle_after`. Every idle goes to the drive and to
+//! its [`Power`]; every command waits for the drive to wake from the state its idle left
+//! it in, its latency counted from its issue. Every completion goes to the
 //! [`Recorder`]. However slow the drive, the step's time is bounded: work that
 //! would end past [`bounds::MAX_STEP_S`] of drive time stops the loop with
 //! [`TooLong`].
@@ -17,6 +19,7 @@ use super::recorder::Recorder;
 use crate::bounds;
 use crate::controller::Controller;
 use crate::geometry::UNIT;
+use crate::power::{Power, StepTime};
 use crate::step::Step;
 use crate::time::{ns_from_s, NS_PER_S};
 use std::cmp::Reverse;
@@ -42,6 +45,7 @@ pub(super) struct TooLong;
 /// Run the commands of `step` from `t0` on `dev`, recording them in `rec`.
 pub(super) fn run(
     dev: &mut Controller,
+    power: &mut Power,
     step: &Step,
     commands: Commands<'_>,
     rec: &mut Recorder,
@@ -49,6 +53,7 @@ pub(super) fn run(
 ) -> Result<Timing, TooLong> {
     let mut lp = ClosedLoop {
         dev,
+        power,
         commands,
         rec,
         bs: step.bs,
@@ -80,7 +85,7 @@ pub(super) fn run(
             return Err(TooLong);
         }
         if idle > 0 {
-            lp.dev.idle(burst.end, burst.end + idle);
+            lp.idle(burst.end, burst.end + idle, StepTime::Idle);
         }
         idle_ns += idle;
         t = burst.end + idle;
@@ -90,7 +95,7 @@ pub(super) fn run(
     }
     let after = ns_from_s(step.idle_after);
     if after > 0 {
-        lp.dev.idle(t, t + after);
+        lp.idle(t, t + after, StepTime::Idle);
         idle_ns += after;
         t += after;
     }
@@ -123,6 +128,7 @@ struct Burst {
 /// The state of the loop across the bursts of a step.
 struct ClosedLoop<'a> {
     dev: &'a mut Controller,
+    power: &'a mut Power,
     commands: Commands<'a>,
     rec: &'a mut Recorder,
     bs: u64,
@@ -162,11 +168,11 @@ impl ClosedLoop<'_> {
                 next_issue = ti + period;
                 if ti > self.all_done {
                     // Nothing outstanding: the drive's own time.
-                    self.dev.idle(self.all_done, ti);
+                    self.idle(self.all_done, ti, StepTime::Busy);
                 }
             }
             let command = self.commands.next(self.dev);
-            let done = issue(self.dev, command, self.bs, ti);
+            let done = issue(self.dev, command, self.bs, self.power.command_at(ti));
             issued += self.bs;
             self.slots.push(Reverse(done));
             end = end.max(done);
@@ -174,6 +180,16 @@ impl ClosedLoop<'_> {
             self.rec.record(command.dir, ti, done, self.all_done);
         }
         Ok(Burst { end, issued })
+    }
+
+    /// The host idles from `t0` to `t1`, in the step's `time`: the drive does its own work
+    /// and may fall to a lower power state.
+    fn idle(&mut self, t0: u64, t1: u64, time: StepTime) {
+        let before = self.dev.work();
+        self.dev.idle(t0, t1);
+        let dev = &*self.dev;
+        self.power
+            .idle(t0, t1, time, dev.work() - before, || dev.quiet_at());
     }
 }
 

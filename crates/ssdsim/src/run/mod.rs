@@ -9,7 +9,10 @@
 //! limit, whichever comes first; with `rate_iops`, no closer together than
 //! 1 / rate, the gaps given to the drive as idle. With bursts, the drive idles after each burst
 //! so that busy / (busy + idle) = duty cycle; then it idles `idle_after`.
-//! Idle time is given to the drive for folding and garbage collection.
+//! Idle time is given to the drive for folding and garbage collection, and to its power
+//! model, which may let it sleep (then the next command waits for it to wake). The
+//! host's power management is the drive's [`Platform`], set when it is built or between
+//! steps, not in a step: a real host changes it outside the workload.
 //!
 //! The parts: `commands` generates the commands, `closed_loop` issues them and
 //! spends the step's time, `recorder` turns what they did into the result.
@@ -24,6 +27,7 @@ use crate::bounds;
 use crate::config::DriveConfig;
 use crate::controller::Controller;
 use crate::geometry::UNIT;
+use crate::power::{Platform, Power};
 use crate::rng::Rng;
 use crate::step::{Counters, Op, SimError, Step, StepResult};
 use crate::time::NS_PER_S;
@@ -46,6 +50,7 @@ const PREFAULT_FROM_SHARE: u64 = 4;
 pub struct Drive {
     cfg: DriveConfig,
     dev: Controller,
+    power: Power,
     now: u64,
     rng: Rng,
 }
@@ -56,15 +61,31 @@ impl Drive {
         Self::with_seed(cfg, 1)
     }
 
+    /// A fresh-out-of-box drive on a platform with Linux's default power management.
     pub fn with_seed(cfg: DriveConfig, seed: u64) -> Result<Drive, SimError> {
+        Self::with_platform(cfg, seed, Platform::default())
+    }
+
+    /// A fresh-out-of-box drive on `platform`, a PRNG seeded with `seed`.
+    pub fn with_platform(
+        cfg: DriveConfig,
+        seed: u64,
+        platform: Platform,
+    ) -> Result<Drive, SimError> {
         cfg.validate()?;
         let dev = Controller::new(&cfg)?;
         Ok(Drive {
+            power: Power::new(&cfg, platform),
             cfg,
             dev,
             now: 0,
             rng: Rng::new(seed),
         })
+    }
+
+    /// The host's power management changes, from the next step on.
+    pub fn set_platform(&mut self, platform: Platform) {
+        self.power.set_platform(platform);
     }
 
     pub fn config(&self) -> &DriveConfig {
@@ -107,20 +128,33 @@ impl Drive {
         }
         let t0 = self.now;
         let before = self.dev.snapshot();
+        let work_before = self.dev.work();
+        self.power.begin_step();
         if step.is_purge() {
+            self.power.command_at(t0); // a sanitize is a command: the drive wakes for it
             self.now = self.dev.purge(t0);
             let after = self.dev.snapshot();
-            return Ok(recorder::purge_result(step, t0, self.now, &before, &after));
+            let energy = self
+                .power
+                .step_energy(self.now - t0, 0, self.dev.work() - work_before);
+            return Ok(recorder::purge_result(
+                step, t0, self.now, &before, &after, energy,
+            ));
         }
         if writes(step.rw) && step.bytes_limit() >= self.user_bytes() / PREFAULT_FROM_SHARE {
             self.dev.prefault();
         }
         let mut rec = Recorder::new(step, t0, before);
         let commands = Commands::new(step, &mut self.rng);
-        match closed_loop::run(&mut self.dev, step, commands, &mut rec, t0) {
+        match closed_loop::run(&mut self.dev, &mut self.power, step, commands, &mut rec, t0) {
             Ok(timing) => {
                 self.now = timing.end;
-                Ok(rec.finish(&timing, &self.dev.snapshot()))
+                let energy = self.power.step_energy(
+                    timing.busy_ns,
+                    timing.idle_ns,
+                    self.dev.work() - work_before,
+                );
+                Ok(rec.finish(&timing, &self.dev.snapshot(), energy))
             }
             Err(TooLong) => Err(self.too_long(step)),
         }

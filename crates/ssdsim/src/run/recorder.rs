@@ -5,13 +5,16 @@
 //! latency histogram over the step's busy time; the per-second series (bytes read
 //! and written and commands completed in each second since the step started, the
 //! last interval ending at the last completion); for a step that asks for it, the
-//! per-segment series of the data written ([`fill_curve`]); and the counters'
-//! flows over the step ([`delta`]).
+//! per-segment series of the data written ([`fill_curve`]); the counters'
+//! flows over the step ([`delta`]); and the step's energy, as the drive's power
+//! model gives it.
 
 use super::closed_loop::Timing;
 use super::commands::Dir;
 use crate::histogram::LatHist;
-use crate::step::{Counters, DirectionResult, GibPoint, Latency, SecondPoint, Step, StepResult};
+use crate::step::{
+    Counters, DirectionResult, GibPoint, Latency, SecondPoint, Step, StepEnergy, StepResult,
+};
 use crate::time::NS_PER_S;
 
 const MIB: u64 = 1 << 20;
@@ -99,7 +102,12 @@ impl Recorder {
     }
 
     /// The step's result, the drive's counters being `after` at its end.
-    pub(super) fn finish(self, timing: &Timing, after: &Counters) -> StepResult {
+    pub(super) fn finish(
+        self,
+        timing: &Timing,
+        after: &Counters,
+        energy: Option<StepEnergy>,
+    ) -> StepResult {
         let busy_s = timing.busy_ns as f64 / NS_PER_S;
         let direction = |dir: Dir| -> Option<DirectionResult> {
             let h = &self.latency[dir as usize];
@@ -154,6 +162,7 @@ impl Recorder {
             per_second,
             per_gib,
             counters: delta(&self.before, after),
+            energy,
             notes: vec![],
         }
     }
@@ -167,6 +176,7 @@ pub(super) fn purge_result(
     end: u64,
     before: &Counters,
     after: &Counters,
+    energy: Option<StepEnergy>,
 ) -> StepResult {
     StepResult {
         label: step.label.clone(),
@@ -180,6 +190,7 @@ pub(super) fn purge_result(
         per_second: vec![],
         per_gib: vec![],
         counters: delta(before, after),
+        energy,
         notes: vec!["purge: every LBA unmapped, every used block erased".into()],
     }
 }

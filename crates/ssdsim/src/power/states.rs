@@ -1,0 +1,260 @@
+//! Power states: which ones the drive falls to while idle, when, and how long it takes
+//! to wake.
+//!
+//! Contract: the host's [`ApstPolicy`] turns the drive's declared table into tiers, each
+//! a non-operational state entered after some idle in the tier before it. A [`Ladder`]
+//! adds the drive's own active idle (clock gating after `active_idle_entry_us`) and,
+//! for a host idle that began at offset 0, says how long is spent in each state up to
+//! any offset and how long a command arriving then waits to be served: the exit latency
+//! of the state it finds the drive in (plus the rest of the entry when the drive is
+//! still entering it). While a state is being entered the drive still draws the power
+//! of the state it is leaving.
+
+use crate::config::{PowerConfig, PowerStateConfig};
+use crate::time::ns_from_us;
+
+/// Linux (5.14 and later) tiers of APST: a non-operational state whose entry + exit
+/// latency is at most `tolerance_us` is entered after `idle_ms` of idle
+/// (`apst_primary_*` and `apst_secondary_*` of nvme_core; CALIBRATION.md, "Idle power
+/// states on Linux"), shortest first.
+const LINUX_TIERS: [LinuxTier; 2] = [
+    LinuxTier {
+        tolerance_us: 15_000.0,
+        idle_ms: 100,
+    },
+    LinuxTier {
+        tolerance_us: 100_000.0,
+        idle_ms: 2000,
+    },
+];
+
+struct LinuxTier {
+    tolerance_us: f64,
+    idle_ms: u64,
+}
+
+const NS_PER_MS: u64 = 1_000_000;
+
+/// A non-operational state the host lets the drive fall to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tier {
+    /// Its number in the table (`psN`).
+    pub state: usize,
+    /// Idle in the state before (the top state for the first tier) before it is entered, ns.
+    pub after_ns: u64,
+}
+
+/// How the host programs autonomous power state transitions: the tiers the drive
+/// descends while idle, shallowest first.
+pub trait ApstPolicy {
+    fn tiers(&self, table: &[&PowerStateConfig]) -> Vec<Tier>;
+}
+
+/// APST off, or a platform that cannot reach the non-operational states: no tiers.
+pub struct NoApst;
+
+impl ApstPolicy for NoApst {
+    fn tiers(&self, _table: &[&PowerStateConfig]) -> Vec<Tier> {
+        Vec::new()
+    }
+}
+
+/// APST as Linux builds its table (nvme_configure_apst): from the deepest state up, a
+/// non-operational state whose exit latency is within `max_latency_us` becomes the
+/// target of the first tier its entry + exit latency fits, each tier used once and a
+/// shallower state never given a later tier than a deeper one.
+pub struct LinuxApst {
+    pub max_latency_us: u64,
+}
+
+impl ApstPolicy for LinuxApst {
+    fn tiers(&self, table: &[&PowerStateConfig]) -> Vec<Tier> {
+        let mut tiers = Vec::new();
+        let mut last: Option<usize> = None;
+        for (state, s) in table.iter().enumerate().rev() {
+            if s.operational || s.exit_us > self.max_latency_us as f64 {
+                continue;
+            }
+            let total = s.entry_us + s.exit_us;
+            let Some(i) = LINUX_TIERS.iter().position(|t| total <= t.tolerance_us) else {
+                continue;
+            };
+            if last.is_some_and(|l| i >= l) {
+                continue;
+            }
+            last = Some(i);
+            tiers.push(Tier {
+                state,
+                after_ns: LINUX_TIERS[i].idle_ms * NS_PER_MS,
+            });
+        }
+        tiers.reverse();
+        tiers
+    }
+}
+
+/// A state of the ladder, its times as offsets from the start of the idle.
+#[derive(Debug, Clone, PartialEq)]
+struct Rung {
+    state: usize,
+    /// When its entry starts and when it is reached.
+    starts: u64,
+    reached: u64,
+    exit_ns: u64,
+}
+
+/// The states a drive goes through while idle on one platform.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ladder {
+    /// Idle after which the drive is in active idle, and its wake-up latency, ns.
+    active_after_ns: u64,
+    active_exit_ns: u64,
+    rungs: Vec<Rung>,
+}
+
+impl Ladder {
+    /// The ladder of the drive of `p` under `policy`.
+    pub fn new(p: &PowerConfig, policy: &dyn ApstPolicy) -> Ladder {
+        let table = p.table();
+        let mut reached = 0;
+        let rungs = policy
+            .tiers(&table)
+            .into_iter()
+            .map(|tier| {
+                let s = table[tier.state];
+                let starts = reached + tier.after_ns;
+                reached = starts + ns_from_us(s.entry_us);
+                Rung {
+                    state: tier.state,
+                    starts,
+                    reached,
+                    exit_ns: ns_from_us(s.wake_us()),
+                }
+            })
+            .collect();
+        Ladder {
+            active_after_ns: ns_from_us(p.active_idle_entry_us),
+            active_exit_ns: ns_from_us(p.active_idle_exit_us),
+            rungs,
+        }
+    }
+
+    /// How long a command arriving `idle_ns` (> 0) into the idle waits for the drive.
+    pub fn wake_ns(&self, idle_ns: u64) -> u64 {
+        match self.rungs.iter().rev().find(|r| r.starts <= idle_ns) {
+            Some(r) => r.reached.saturating_sub(idle_ns) + r.exit_ns,
+            None if idle_ns >= self.active_after_ns => self.active_exit_ns,
+            None => 0,
+        }
+    }
+
+    /// Calls `spent(state, ns)` for each non-operational state the drive is in between
+    /// the offsets `a` and `b` of the idle.
+    pub fn residency(&self, a: u64, b: u64, mut spent: impl FnMut(usize, u64)) {
+        for (i, r) in self.rungs.iter().enumerate() {
+            let until = self.rungs.get(i + 1).map_or(u64::MAX, |next| next.reached);
+            let (from, to) = (r.reached.max(a), until.min(b));
+            if from < to {
+                spent(r.state, to - from);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(max_w: f64, entry_us: f64, exit_us: f64) -> PowerStateConfig {
+        PowerStateConfig {
+            max_w,
+            entry_us,
+            exit_us,
+            operational: max_w > 1.0,
+            measured_w: None,
+            measured_exit_us: None,
+        }
+    }
+
+    /// (state, idle before it in ms) of the Linux tiers for these non-operational states
+    /// after three operational ones.
+    fn linux(low: &[(f64, f64)], max_latency_us: u64) -> Vec<(usize, u64)> {
+        let mut table = vec![
+            state(9.0, 0.0, 0.0),
+            state(4.0, 0.0, 0.0),
+            state(3.0, 0.0, 0.0),
+        ];
+        table.extend(low.iter().map(|&(entry, exit)| state(0.01, entry, exit)));
+        let refs: Vec<_> = table.iter().collect();
+        LinuxApst { max_latency_us }
+            .tiers(&refs)
+            .iter()
+            .map(|t| (t.state, t.after_ns / NS_PER_MS))
+            .collect()
+    }
+
+    // CALIBRATION.md, "Idle power states on Linux": the WD Black 2018, SN850 and P5 Plus
+    // go to PS3 after 100 ms and PS4 after 2 s; the 980 PRO goes to PS4 after 100 ms.
+    #[test]
+    fn linux_builds_the_tiers_calibration_md_lists() {
+        let sn850 = [(5000.0, 10_000.0), (5000.0, 45_000.0)];
+        assert_eq!(linux(&sn850, 100_000), [(3, 100), (4, 2000)]);
+        let wd_black = [(4000.0, 10_000.0), (4000.0, 85_000.0)];
+        assert_eq!(linux(&wd_black, 100_000), [(3, 100), (4, 2000)]);
+        let p5_plus = [(5000.0, 6000.0), (12_000.0, 35_000.0)];
+        assert_eq!(linux(&p5_plus, 100_000), [(3, 100), (4, 2000)]);
+        let pro_980 = [(2000.0, 1200.0), (500.0, 9500.0)];
+        assert_eq!(linux(&pro_980, 100_000), [(4, 100)]);
+        // A lower latency limit leaves out the deeper state; above every tolerance, none.
+        assert_eq!(linux(&sn850, 40_000), [(3, 100)]);
+        assert_eq!(linux(&[(100_000.0, 100_000.0)], 1_000_000), []);
+    }
+
+    #[test]
+    fn the_ladder_spends_idle_time_in_each_state_and_wakes_from_where_it_is() {
+        let p = PowerConfig {
+            active_idle_w: 1.0,
+            active_idle_entry_us: 1000.0,
+            active_idle_exit_us: 150.0,
+            peak_w: None,
+            controller_active_w: 0.0,
+            controller_pj_per_byte: 0.0,
+            dram_pj_per_byte: None,
+            link_pj_per_byte: 0.0,
+            nand: crate::config::NandPowerConfig {
+                vcc_v: 3.3,
+                read_ma: 25.0,
+                program_ma: 25.0,
+                erase_ma: 25.0,
+                io_ma: 10.0,
+            },
+            states: [
+                ("ps0", state(9.0, 0.0, 0.0)),
+                ("ps1", state(0.02, 5000.0, 10_000.0)),
+                ("ps2", state(0.005, 5000.0, 45_000.0)),
+            ]
+            .into_iter()
+            .map(|(k, s)| (k.to_string(), s))
+            .collect(),
+        };
+        let ms = NS_PER_MS;
+        let ladder = Ladder::new(
+            &p,
+            &LinuxApst {
+                max_latency_us: 100_000,
+            },
+        );
+        // PS1 entered at 100 ms, reached at 105 ms; PS2 entered at 2105 ms, reached at 2110.
+        assert_eq!(ladder.wake_ns(ms / 2), 0);
+        assert_eq!(ladder.wake_ns(50 * ms), 150_000);
+        assert_eq!(ladder.wake_ns(103 * ms), 2 * ms + 10 * ms);
+        assert_eq!(ladder.wake_ns(2000 * ms), 10 * ms);
+        assert_eq!(ladder.wake_ns(3000 * ms), 45 * ms);
+        let mut spent = vec![0; 3];
+        ladder.residency(0, 3000 * ms, |s, ns| spent[s] += ns);
+        assert_eq!(spent, [0, 2005 * ms, 890 * ms]);
+        let off = Ladder::new(&p, &NoApst);
+        assert_eq!(off.wake_ns(3000 * ms), 150_000);
+        off.residency(0, 3000 * ms, |_, _| panic!("no state is reached"));
+    }
+}
