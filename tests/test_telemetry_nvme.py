@@ -188,23 +188,23 @@ def apst_switch(tmp_path):
     return sysfs.root
 
 
-def test_disable_apst_through_sysfs_and_restore(apst_switch):
+def test_apst_switch_through_sysfs(apst_switch):
     path = nvme.latency_tolerance_file("/dev/nvme0", apst_switch)
     assert path == apst_switch / "class/nvme/nvme0/power/pm_qos_latency_tolerance_us"
-    previous = nvme.disable_apst("/dev/nvme0", apst_switch)
-    assert previous == "100000" and nvme.read_latency_tolerance("nvme0", apst_switch) == "0"
-    nvme.write_latency_tolerance("nvme0", previous, apst_switch)
-    assert path.read_text() == "100000\n"
+    assert nvme.read_latency_tolerance(path) == "100000"
+    nvme.write_latency_tolerance(path, "0")
+    assert path.read_text() == "0\n"
 
 
 def test_apst_switch_errors(apst_switch, monkeypatch):
+    path = nvme.latency_tolerance_file("nvme0", apst_switch)
     with pytest.raises(ValueError, match="not 'off'"):
-        nvme.write_latency_tolerance("nvme0", "off", apst_switch)
+        nvme.write_latency_tolerance(path, "off")
     with pytest.raises(SsdlabError, match="does not manage APST"):
-        nvme.read_latency_tolerance("nvme1", apst_switch)
+        nvme.read_latency_tolerance(nvme.latency_tolerance_file("nvme1", apst_switch))
 
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr(Path, "write_text", refuse)
     with pytest.raises(SsdlabError, match="switching APST needs root"):
-        nvme.disable_apst("nvme0", apst_switch)
+        nvme.write_latency_tolerance(path, "0")

@@ -4,6 +4,9 @@ A test is the unit of resumption. Its steps are committed as they finish, and
 it becomes `done` only with its score; a test interrupted half-way is started
 again from its purge, so its results never mix two attempts.
 
+A power test (catalogue/power.py) measures more after its steps, through `_TestRun`, and is
+skipped, with the reason stored, on a target without what it needs.
+
 Telemetry goes beside it: the health log before and after every test (after a
 failing step too: a media error may be why it failed), temperature and energy with
 every step, throttle events once the test's health after is known, and notes,
@@ -12,17 +15,20 @@ stored where they happened, for whatever telemetry could not read.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from ssdlab.backends import Backend
-from ssdlab.catalogue import lookup
+from ssdlab.backends import Backend, StepOutcome
+from ssdlab.catalogue import PowerTest, Scale, lookup
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Phase, RunStatus, Step, StepResult, Test, TestStatus
 from ssdlab.store import Store, TestRecord
+from ssdlab.telemetry.apst import ApstUnavailable, apst_disabled
 from ssdlab.telemetry.during_run import RunTelemetry
 from ssdlab.telemetry.probe import Telemetry
 from ssdlab.telemetry.records import HealthLog
 from ssdlab.telemetry.results import StepTelemetry, TestHealth
+from ssdlab.telemetry.throttle import ThrottleEvent
 
 
 class Reporter(Protocol):
@@ -48,56 +54,110 @@ class SilentReporter:
 
 
 def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
-            telemetry: RunTelemetry | None = None) -> None:
+            telemetry: RunTelemetry | None = None, scale: Scale | None = None) -> None:
     """Run every test of the run that is not done; mark the run done at the end.
 
-    A failing step marks its test and the run failed and re-raises, so the
+    A test the target cannot run (a power test without the telemetry it needs) is skipped
+    with the reason. A failing step marks its test and the run failed and re-raises, so the
     user sees why; `ssdlab resume` retries from that test."""
     telemetry = telemetry or RunTelemetry(Telemetry())
+    scale = scale or Scale()
     _store_notes(store, run_id, telemetry, reporter)
     records = store.tests(run_id)
     for position, record in enumerate(records, start=1):
-        if record.status is TestStatus.DONE:
+        if record.status in (TestStatus.DONE, TestStatus.SKIPPED):
             continue
         test, seq = record.test, record.seq
+        definition = lookup(test.id)
         reporter.test_started(position, len(records), test)
+        if isinstance(definition, PowerTest) and (reason := telemetry.missing(definition.needs(), backend.name)):
+            store.skip_test(run_id, seq, reason)
+            reporter.telemetry_notes([f"{test.id} cannot run on this target: {reason}"])
+            continue
         store.start_test(run_id, seq)
         before = telemetry.health()
         store.save_test_telemetry(run_id, seq, TestHealth(before=before))
         _store_notes(store, run_id, telemetry, reporter, seq)
-        measured: list[tuple[Step, StepResult]] = []
-        watched: list[tuple[int, StepResult, StepTelemetry]] = []
+        run = _TestRun(store, run_id, seq, backend, telemetry, reporter, scale)
         try:
-            for index, step in enumerate(test.steps):
-                reporter.step_started(index, step)
-                with telemetry.watching_step():
-                    outcome = backend.run_step(step, reporter.step_progress)
-                result, beside = telemetry.step_result(outcome.result)
-                store.save_step(run_id, seq, index, step, result, outcome.commands, beside)
-                _store_notes(store, run_id, telemetry, reporter, seq, index)
-                reporter.step_finished(step, result)
-                watched.append((index, result, beside))
-                if step.phase is Phase.MEASURE:
-                    measured.append((step, result))
-            score = lookup(test.id).score(measured)
+            for step in test.steps:
+                run.run_step(step)
+            found = definition.run(run) if isinstance(definition, PowerTest) else {}
         except SsdlabError as exc:
-            _test_ended(store, run_id, record, telemetry, reporter, before, watched)
+            _test_ended(store, run_id, record, telemetry, reporter, before, run.watched)
             store.fail_test(run_id, seq, str(exc))
             raise
-        _test_ended(store, run_id, record, telemetry, reporter, before, watched)
+        throttles = _test_ended(store, run_id, record, telemetry, reporter, before, run.watched)
+        try:
+            score = (definition.result(found, run.measured, throttles) if isinstance(definition, PowerTest)
+                     else definition.score(run.measured))
+        except SsdlabError as exc:
+            store.fail_test(run_id, seq, str(exc))
+            raise
         store.finish_test(run_id, seq, score)
         reporter.test_finished(test, score)
     store.finish_run(run_id, RunStatus.DONE)
 
 
+class _TestRun:
+    """One test's steps as they run and are stored, in order; what a power test's `run`
+    uses (catalogue.power.TestRun)."""
+
+    def __init__(self, store: Store, run_id: int, seq: int, backend: Backend, telemetry: RunTelemetry,
+                 reporter: Reporter, scale: Scale) -> None:
+        self.store, self.run_id, self.seq, self.backend = store, run_id, seq, backend
+        self.telemetry, self.reporter, self.scale = telemetry, reporter, scale
+        self.measured: list[tuple[Step, StepResult]] = []
+        self.watched: list[tuple[int, StepResult, StepTelemetry]] = []
+
+    def run_step(self, step: Step) -> None:
+        """A step with the sampler and the meter beside it."""
+        self.reporter.step_started(len(self.watched), step)
+        with self.telemetry.watching_step():
+            outcome = self.backend.run_step(step, self.reporter.step_progress)
+        self._save(step, outcome, *self.telemetry.step_result(outcome.result))
+
+    def timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[int, ...]:
+        """fio with the sampler quiet throughout: its idles are the measurement."""
+        self.reporter.step_started(len(self.watched), step)
+        with self.telemetry.quiet():
+            outcome, latencies = self.backend.run_timed_reads(step, thinktime_s, randseed)
+        self._save(step, outcome, outcome.result, StepTelemetry())
+        return latencies
+
+    def _save(self, step: Step, outcome: StepOutcome, result: StepResult, beside: StepTelemetry) -> None:
+        index = len(self.watched)
+        self.store.save_step(self.run_id, self.seq, index, step, result, outcome.commands, beside)
+        _store_notes(self.store, self.run_id, self.telemetry, self.reporter, self.seq, index)
+        self.reporter.step_finished(step, result)
+        self.watched.append((index, result, beside))
+        if step.phase is Phase.MEASURE:
+            self.measured.append((step, result))
+
+    def apst_off(self) -> AbstractContextManager[None]:
+        switch = self.telemetry.probed.apst_switch
+        if switch is None:
+            raise ApstUnavailable("this target has no APST switch the kernel manages "
+                                  "(/sys/class/nvme/nvmeX/power/pm_qos_latency_tolerance_us)")
+        return apst_disabled(self.store, self.run_id, switch)
+
+    def run_health_before(self) -> HealthLog | None:
+        first = next((r.health.before for r in self.store.tests(self.run_id) if r.health and r.health.before), None)
+        return first or self.telemetry.health()
+
+
 def _test_ended(store: Store, run_id: int, record: TestRecord, telemetry: RunTelemetry, reporter: Reporter,
-                before: HealthLog | None, watched: list[tuple[int, StepResult, StepTelemetry]]) -> None:
-    """The health log after the test, the throttle events of its steps, and its alarms, at once."""
+                before: HealthLog | None, watched: list[tuple[int, StepResult, StepTelemetry]]
+                ) -> dict[int, tuple[ThrottleEvent, ...]]:
+    """The health log after the test, the throttle events of its steps (returned), and its
+    alarms, at once."""
     health = TestHealth(before=before, after=telemetry.health())
-    store.save_test_telemetry(run_id, record.seq, health, telemetry.throttles(health, watched))
+    throttles = telemetry.throttles(health, watched)
+    store.save_test_telemetry(run_id, record.seq, health, throttles)
     _store_notes(store, run_id, telemetry, reporter, record.seq)
     if alarms := health.alarms():
         reporter.alarms(record.test, alarms)
+    return throttles
 
 
 def _store_notes(store: Store, run_id: int, telemetry: RunTelemetry, reporter: Reporter,

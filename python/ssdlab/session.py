@@ -17,7 +17,7 @@ from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import execute
 from ssdlab.external import Commands
-from ssdlab.model import RunStatus, Test
+from ssdlab.model import RunStatus, Test, TestStatus
 from ssdlab.presets import Preset, load_preset
 from ssdlab.store import Store
 from ssdlab.suites import load_suite, parse_suite
@@ -171,14 +171,14 @@ def _simulated_telemetry(spec: str) -> RunTelemetry:
 
 
 def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
-             show_progress: bool, telemetry: RunTelemetry) -> None:
+             show_progress: bool, telemetry: RunTelemetry, scale: Scale) -> None:
     from ssdlab.cli.progress import AlarmReporter, ProgressReporter
     try:
         if not show_progress:
-            execute(store, run_id, backend, AlarmReporter(), telemetry)
+            execute(store, run_id, backend, AlarmReporter(), telemetry, scale)
             return
         with ProgressReporter(tests) as reporter:
-            execute(store, run_id, backend, reporter, telemetry)
+            execute(store, run_id, backend, reporter, telemetry, scale)
     except KeyboardInterrupt:
         raise Interrupted(f"run {run_id} interrupted; finished tests are stored. "
                           f"`ssdlab resume {run_id}` continues from the first unfinished test") from None
@@ -211,7 +211,7 @@ def start_run(request: RunRequest, show_progress: bool = True, sys_root: Path = 
             identity=ident, host=identity.host_identity(commands), engine=backend.describe(),
             options=options,
             before_commit=lambda new_id: holds.enter_context(locks.hold_run(store.path, new_id)))
-        _execute(store, run_id, backend, tests, show_progress, telemetry)
+        _execute(store, run_id, backend, tests, show_progress, telemetry, request.scale)
     return run_id
 
 
@@ -236,8 +236,8 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
             backend, _, telemetry = _open(run.target, extras["options"]["size"], False, commands, holds,
                                           destroy_data, meter, SYSFS, recorded_identity=run.identity, reuse=True)
         store.set_run_engine(run_id, backend.describe())
-        pending = [r.test for r in store.tests(run_id) if r.status.value != "done"]
-        _execute(store, run_id, backend, pending, show_progress, telemetry)
+        pending = [r.test for r in store.tests(run_id) if r.status not in (TestStatus.DONE, TestStatus.SKIPPED)]
+        _execute(store, run_id, backend, pending, show_progress, telemetry, Scale(run.scale))
     return run_id
 
 

@@ -6,14 +6,16 @@ from ssdlab.catalogue.client import CLIENT_TESTS
 from ssdlab.catalogue.definitions import TestDef
 from ssdlab.catalogue.enterprise import ENTERPRISE_TESTS
 from ssdlab.catalogue.lab import LAB_TESTS
+from ssdlab.catalogue.power import POWER_TESTS, PowerTest
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Test
 
-CATALOGUE: dict[str, TestDef] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS)}
+CATALOGUE: dict[str, TestDef | PowerTest] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS,
+                                                             *POWER_TESTS)}
 
 
-def lookup(test_id: str) -> TestDef:
+def lookup(test_id: str) -> TestDef | PowerTest:
     try:
         return CATALOGUE[test_id]
     except KeyError:
@@ -39,4 +41,4 @@ def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity:
     return [lookup(t).compile(scale, capacity) for t in test_ids]
 
 
-__all__ = ["CATALOGUE", "Scale", "TestDef", "check_selection", "compile_tests", "lookup"]
+__all__ = ["CATALOGUE", "PowerTest", "Scale", "TestDef", "check_selection", "compile_tests", "lookup"]

@@ -11,7 +11,9 @@ METHODOLOGY.md's. The floors, so that a small scale still measures something:
 - byte limits (io_size): at least 64 MiB, whole blocks;
 - bursts: at least 1 MiB each, whole blocks (their count stays the same);
 - time limits: at least 1 s (a per-second series needs one second);
-- idle times: no floor; they scale linearly.
+- idle times: no floor; they scale linearly;
+- repetitions (idle-wake's reads after each idle length, its warm reads): at least the
+  floor each test gives (3 timed reads per idle length, 100 warm reads).
 """
 
 from __future__ import annotations
@@ -66,3 +68,6 @@ class Scale:
 
     def idle(self, seconds: float) -> float:
         return seconds * self.factor
+
+    def repetitions(self, count: int, floor: int) -> int:
+        return count if self.factor == 1 else max(floor, round(count * self.factor))

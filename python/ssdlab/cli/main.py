@@ -19,6 +19,7 @@ from ssdlab.cli.run import run_command
 from ssdlab.cli.runs import runs_command
 from ssdlab.cli.show import show_command
 from ssdlab.cli.sim import sim_app
+from ssdlab.cli.startup import restore_apst_left_off
 from ssdlab.cli.suites import suites_command
 from ssdlab.cli.tests import tests_command
 from ssdlab.errors import SsdlabError
@@ -53,6 +54,7 @@ def main() -> None:
         signal.signal(signum, _stop_like_ctrl_c)
     # typer (standalone) reports usage errors and Ctrl-C itself; ours are SsdlabError.
     try:
+        restore_apst_left_off(sys.argv[1:])
         app(prog_name="ssdlab")
     except SsdlabError as exc:
         err_console.print(f"[bold red]error:[/] {shown(exc, multiline=True)}", highlight=False)

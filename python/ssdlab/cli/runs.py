@@ -14,7 +14,7 @@ def runs_command(db: DbOption = None, json_out: JsonOption = False) -> None:
         rows = []
         for run in store.runs():
             tests = store.tests(run.id)
-            done = sum(t.status is TestStatus.DONE for t in tests)
+            done = sum(t.status in (TestStatus.DONE, TestStatus.SKIPPED) for t in tests)
             rows.append((run, done, len(tests)))
     if json_out:
         print_json([{**run.model_dump(mode="json", exclude={"identity", "host"}),

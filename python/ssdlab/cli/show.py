@@ -1,5 +1,6 @@
 """`ssdlab show RUN_ID`: one run, its tests, scores and steps, and the drive's condition:
-alarms first, telemetry notes, then per test its health before and after and its throttle events."""
+alarms first, telemetry notes, then per test the power suite's tables, its steps, its health
+before and after and its throttle events. A skipped test shows why in place of its score."""
 
 
 from rich.table import Table
@@ -7,6 +8,7 @@ from rich.table import Table
 from ssdlab.cli.options import DbOption, JsonOption, RunIdArgument
 from ssdlab.cli.output import console, print_alarm, print_json, shown
 from ssdlab.documents import HEALTH_HEADER, health_rows, placed_note, run_document
+from ssdlab.power_tables import power_tables
 from ssdlab.store import Store
 from ssdlab.units import format_bytes
 
@@ -41,6 +43,7 @@ def show_command(run_id: RunIdArgument,
                        s["name"] if s else shown(t["error"] or "", multiline=True))
     console.print(scores)
     for t in doc["tests"]:
+        _power(t)
         _steps(t)
         _health(t)
         _throttles(t)
@@ -68,6 +71,14 @@ def _steps(t: dict) -> None:
                       *([f"{max(known):.1f}" if known else ""] if heat else []),
                       *([f"{r['watts']:.2f}" if "watts" in r else ""] if power else []))
     console.print(table)
+
+
+def _power(t: dict) -> None:
+    for caption, header, rows in power_tables(t["id"], t["primary_score"]):
+        table = Table(*header, title=f"{t['id']}: {caption}", title_justify="left")
+        for row in rows:
+            table.add_row(*map(shown, row))
+        console.print(table)
 
 
 def _health(t: dict) -> None:

@@ -24,7 +24,9 @@ from dataclasses import dataclass
 
 from ssdlab.analysis.fill import analyze_fill
 from ssdlab.documents import HEALTH_HEADER, health_document, health_rows
+from ssdlab.model import TestStatus
 from ssdlab.model.results import DirectionResult
+from ssdlab.power_tables import power_tables
 from ssdlab.report.charts import (
     Chart,
     block_size_lines,
@@ -93,14 +95,21 @@ def _section(group: TestGroup, labels: list[str]) -> Section:
     steps = [s for _, s in group.measured]
     kind, build = next(((k, b) for k, m, b in _SHAPES if steps and m(steps)),
                        ("generic", _generic))
-    view = build(group, labels) if steps else ShapeView([], ["nothing was measured yet"])
+    skipped = [f"{tr.run.label} skipped it: {tr.record.error}" for tr in group.runs
+               if tr.record.status is TestStatus.SKIPPED]
+    view = build(group, labels) if steps else ShapeView([], [] if skipped else ["nothing was measured yet"])
     extra = [chart for chart in (_temperature_chart(group, labels), _score_bars(group, labels)) if chart]
     throttles = _throttle_table(group)
     return Section(test=group.id, title=f"{group.id}: {group.title}", kind=kind,
-                   findings=tuple(view.findings),
+                   findings=(*skipped, *view.findings),
                    charts=tuple([*view.charts, *extra]),
-                   tables=(_step_table(group), *([throttles] if throttles else []), *_health_tables(group),
-                           _conditions_table(group)))
+                   tables=(*_power_tables(group), _step_table(group), *([throttles] if throttles else []),
+                           *_health_tables(group), _conditions_table(group)))
+
+
+def _power_tables(group: TestGroup) -> list[Table]:
+    return [Table(f"{caption}: {tr.run.label}", header, tuple(rows)) for tr in group.runs
+            for caption, header, rows in power_tables(group.id, tr.record.score)]
 
 
 def distinct(steps: Sequence[StepRecord], key: Callable[[StepRecord], object]) -> int:

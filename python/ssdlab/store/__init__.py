@@ -79,7 +79,7 @@ class TestRecord:
     started_at: str | None
     finished_at: str | None
     score: dict[str, Any] | None
-    error: str | None
+    error: str | None  # why it failed, or why it was skipped
     health: TestHealth | None = None  # None: no health log was read
 
 
@@ -203,7 +203,8 @@ class Store:
 
     def tests(self, run_id: int) -> list[TestRecord]:
         rows = self._conn.execute(
-            "SELECT t.seq, definition, status, started_at, finished_at, score, error,"
+            "SELECT t.seq, definition, CASE WHEN skipped IS NULL THEN status ELSE 'skipped' END,"
+            " started_at, finished_at, score, coalesce(error, skipped),"
             " h.seq IS NOT NULL, before, after FROM tests t"
             " LEFT JOIN test_health h ON h.run_id = t.run_id AND h.seq = t.seq"
             " WHERE t.run_id = ? ORDER BY t.seq", (run_id,)).fetchall()
@@ -277,6 +278,12 @@ class Store:
                        " WHERE run_id = ? AND seq = ?",
                        (TestStatus.DONE, now(), records.dump(SCORE, score), run_id, seq))
 
+    def skip_test(self, run_id: int, seq: int, reason: str) -> None:
+        """The test cannot run on this target: done without a score, `reason` as its error."""
+        with write_transaction(self._conn) as db:
+            db.execute("UPDATE tests SET status = ?, skipped = ?, finished_at = ? WHERE run_id = ? AND seq = ?",
+                       (TestStatus.DONE, reason, now(), run_id, seq))
+
     def fail_test(self, run_id: int, seq: int, error: str) -> None:
         with write_transaction(self._conn) as db:
             db.execute("UPDATE tests SET status = ?, error = ? WHERE run_id = ? AND seq = ?",
@@ -302,6 +309,26 @@ class Store:
                                     StepTelemetry(temperature=_load_optional(TEMPERATURES, series), energy=energy),
                                     tuple(throttles.get(i, ()))))
         return found
+
+    # -- APST changes -----------------------------------------------------
+
+    def record_apst_change(self, run_id: int, switch: Path, original: str) -> int:
+        """Committed before the switch is written: the original survives a kill."""
+        with write_transaction(self._conn) as db:
+            return db.execute("INSERT INTO apst_changes (run_id, switch, original, changed_at) VALUES (?,?,?,?)",
+                              (run_id, str(switch), original, now())).lastrowid
+
+    def unrestored_apst_changes(self) -> list[tuple[int, int, Path, str]]:
+        """(id, run id, switch, original) of every change not yet undone, newest first: undone
+        in that order, the oldest original is the one left."""
+        rows = self._conn.execute("SELECT id, run_id, switch, original FROM apst_changes"
+                                  " WHERE restored_at IS NULL ORDER BY id DESC").fetchall()
+        return [(i, run_id, Path(switch), original) for i, run_id, switch, original in rows]
+
+    def apst_restored(self, change_id: int) -> None:
+        with write_transaction(self._conn) as db:
+            db.execute("UPDATE apst_changes SET restored_at = ? WHERE id = ? AND restored_at IS NULL",
+                       (now(), change_id))
 
     def integrity_check(self) -> str:
         return self._conn.execute("PRAGMA integrity_check").fetchone()[0]

@@ -126,6 +126,23 @@ MIGRATIONS: tuple[str, ...] = (
         note        TEXT NOT NULL
     );
     """,
+    # 4: every change ssdlab makes to a drive's APST setting (idle-wake turns it off), with
+    # the switch's original value, written before the change so that a killed run's setting
+    # is restored at the next start (no foreign key: the record must outlive anything); and
+    # the reason a test was skipped.
+    """
+    CREATE TABLE apst_changes (
+        id          INTEGER PRIMARY KEY,
+        run_id      INTEGER NOT NULL,  -- the run that changed it: while it is held, it is not restored
+        switch      TEXT NOT NULL,   -- the sysfs file written: .../power/pm_qos_latency_tolerance_us
+        original    TEXT NOT NULL,   -- what it held before: `auto`, `any` or µs
+        changed_at  TEXT NOT NULL,
+        restored_at TEXT             -- NULL until the original is written back
+    );
+    -- why a test could not run on its target (a power test without the telemetry it needs);
+    -- such a test is stored as done, without a score, and shown as skipped
+    ALTER TABLE tests ADD COLUMN skipped TEXT;
+    """,
 )
 
 

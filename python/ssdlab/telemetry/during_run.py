@@ -22,12 +22,13 @@ coincides with a rise, and any drop of 20 % for 3 s there is a throttle event.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from ssdlab.errors import SsdlabError
 from ssdlab.model import StepResult
 from ssdlab.telemetry.meters import PowerMeter, PowerTrace, energy_over
+from ssdlab.telemetry.needs import Need, missing
 from ssdlab.telemetry.nvme import HOST_THERMAL_MANAGEMENT
 from ssdlab.telemetry.probe import Telemetry, attempt
 from ssdlab.telemetry.records import HealthLog, ThermalManagement
@@ -88,12 +89,39 @@ class RunTelemetry:
     def health(self) -> HealthLog | None:
         return attempt(self._telemetry.health, self._notes) if self._telemetry.available else None
 
+    @property
+    def probed(self) -> Telemetry:
+        """What the probe found: the sources, the APST switch, the reasons for what is missing."""
+        return self._telemetry
+
+    def missing(self, needs: Iterable[Need], engine: str) -> str | None:
+        """Why a test that needs `needs` cannot run on this target (None: it can)."""
+        return missing(needs, self._telemetry, self._meter is not None, engine)
+
+    def note(self, text: str) -> None:
+        self._notes.append(text)
+
+    def quiet(self) -> AbstractContextManager[None]:
+        """No sensor read starts inside the block (idle-wake's idles)."""
+        return self._sampler.quiet() if self._sampler else nullcontext()
+
     def idle(self, seconds: float) -> None:
         """Leave the drive idle (the backend's sleep): no sensor is read meanwhile."""
-        with self._sampler.quiet() if self._sampler else nullcontext():
+        with self.quiet():
             start = time.monotonic()
             time.sleep(seconds)
             self._idle.append((start - self._t0, time.monotonic() - self._t0))
+
+    def idle_power_w(self, seconds: float) -> float | None:
+        """The meter's mean power while the drive idles `seconds` (None: no meter, or no figure)."""
+        if self._start_meter() is None:
+            return None
+        try:
+            self.idle(seconds)
+        finally:
+            trace = self._meter.stop()
+        energy = attempt(lambda: energy_over(trace, [(0.0, seconds)]), self._notes)
+        return None if energy is None else energy.mean_w
 
     def io_window(self, start: float, end: float) -> None:
         """The backend's I/O ran from `start` to `end`, seconds since the epoch."""

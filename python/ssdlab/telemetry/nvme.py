@@ -4,7 +4,8 @@ features that say how the drive manages power and heat.
 Admin commands go to the controller node (/dev/nvme0), and every one here only reads.
 The JSON of nvme-cli 1.x, 2.0-2.5 and 2.6+ differ (see `_power_state` and
 output._COUNTER); all of them give the same records. The one switch that changes the
-drive's behaviour, APST on or off, goes through sysfs (`disable_apst`).
+drive's behaviour, APST on or off, goes through sysfs (`latency_tolerance_file`, and apst.py
+for the guard that always writes the original back).
 """
 
 from __future__ import annotations
@@ -191,29 +192,20 @@ def latency_tolerance_file(controller: str, sys_root: Path = SYSFS) -> Path:
     return sys_root / "class" / "nvme" / Path(controller).name / "power" / "pm_qos_latency_tolerance_us"
 
 
-def read_latency_tolerance(controller: str, sys_root: Path = SYSFS) -> str:
+def read_latency_tolerance(switch: Path) -> str:
     """`auto` (no constraint set), `any`, or the tolerated wake-up latency in µs."""
-    path = latency_tolerance_file(controller, sys_root)
     try:
-        return path.read_text().strip()
+        return switch.read_text().strip()
     except OSError as exc:
-        raise SsdlabError(f"cannot read {path} ({exc.strerror}): the kernel does not manage APST "
+        raise SsdlabError(f"cannot read {switch} ({exc.strerror}): the kernel does not manage APST "
                           "for this controller") from None
 
 
-def write_latency_tolerance(controller: str, value: str, sys_root: Path = SYSFS) -> None:
+def write_latency_tolerance(switch: Path, value: str) -> None:
     if re.fullmatch(r"\d+|any|auto", value) is None:
         raise ValueError(f"a latency tolerance is a number of µs, `any` or `auto`, not {value!r}")
-    path = latency_tolerance_file(controller, sys_root)
     try:
-        path.write_text(value + "\n")
+        switch.write_text(value + "\n")
     except OSError as exc:
         hint = ": switching APST needs root" if isinstance(exc, PermissionError) else ""
-        raise SsdlabError(f"cannot write {value} to {path} ({exc.strerror}){hint}") from None
-
-
-def disable_apst(controller: str, sys_root: Path = SYSFS) -> str:
-    """Turn APST off now; returns the setting to write back (write_latency_tolerance) after."""
-    previous = read_latency_tolerance(controller, sys_root)
-    write_latency_tolerance(controller, "0", sys_root)
-    return previous
+        raise SsdlabError(f"cannot write {value} to {switch} ({exc.strerror}){hint}") from None

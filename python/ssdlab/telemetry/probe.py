@@ -19,7 +19,7 @@ from ssdlab.external import INSTALL_HINTS, Commands
 from ssdlab.targets import Target, TargetKind, sysfs
 from ssdlab.targets.sysfs import SYSFS
 from ssdlab.telemetry.hwmon import composite_c, find_nvme_chip
-from ssdlab.telemetry.nvme import NvmeCli, controller_node
+from ssdlab.telemetry.nvme import NvmeCli, controller_node, latency_tolerance_file
 from ssdlab.telemetry.records import ControllerInfo, HealthLog
 from ssdlab.telemetry.smartctl import Smartctl, SmartctlReport
 
@@ -34,6 +34,7 @@ class Telemetry:
     smartctl: Smartctl | None = None
     hwmon_chip: Path | None = None
     controller_info: ControllerInfo | None = None  # read once by the probe
+    apst_switch: Path | None = None  # the controller's live APST switch, when the kernel has one
     reasons: tuple[str, ...] = ()
 
     @property
@@ -88,7 +89,9 @@ def _nvme(controller: str, commands: Commands, sys_root: Path) -> Telemetry:
     nvme = NvmeCli(controller, commands) if _installed("nvme", "nvme-cli", commands, reasons) else None
     info = attempt(nvme.id_ctrl, reasons) if nvme else None
     if info is not None:
-        return Telemetry(nvme=nvme, hwmon_chip=chip, controller_info=info, reasons=tuple(reasons))
+        switch = latency_tolerance_file(controller, sys_root)
+        return Telemetry(nvme=nvme, hwmon_chip=chip, controller_info=info, reasons=tuple(reasons),
+                         apst_switch=switch if switch.exists() else None)
     found = _smartctl(controller, commands, reasons)
     return Telemetry(smartctl=found[0] if found else None, hwmon_chip=chip,
                      controller_info=found[1].controller if found else None, reasons=tuple(reasons))

@@ -89,6 +89,25 @@ class FioBackend:
                                     notes=(not_run_note(step), str(exc)))
                 return StepOutcome(result, ())
 
+    def run_timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[StepOutcome, tuple[int, ...]]:
+        """One fio run of `step` idling `thinktime_s` after every I/O (0: none), and each read's
+        latency (ns) in order from fio's latency log. No sensor is read meanwhile: the caller
+        runs it outside the sampler's steps."""
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
+        with tempfile.TemporaryDirectory(prefix="ssdlab-fio-", dir=self._workdir) as tmp:
+            prefix = Path(tmp) / "reads"
+            invocation = Invocation(offset=step.offset, io_size=step.io_size, randseed=randseed)
+            text = job_text(step, self.path, self.ioengine, invocation, prefix, thinktime_s)
+            job_file = Path(tmp) / "reads.fio"
+            job_file.write_text(text)
+            doc, notes = parse.split_output(runner.run_job(job_file, self._commands))
+            found = parse.directions(parse.job_of(doc))
+            latencies = logs.read_latencies(prefix.parent / f"{prefix.name}_clat.1.log")
+        # at QD1 the drive is busy for the sum of the latencies; fio's runtime includes the idles
+        result = StepResult(started_at=started, busy_s=sum(latencies) / 1e9, idle_s=thinktime_s * len(latencies),
+                            engine=self.ioengine, notes=notes, **found)
+        return StepOutcome(result, (text,)), latencies
+
     def _engine_for(self, step: Step) -> str:
         if step.rw is Op.TRIM and self.kind == "file":
             return FILE_TRIM_ENGINE

@@ -12,6 +12,10 @@ discard a range of a regular file (its engines send BLKDISCARD, which a file
 answers with ENOTTY), so on a file target the backend runs TRIM steps with fio's
 `falloc` engine, which punches a hole (fallocate PUNCH_HOLE) per block: what a
 filesystem does when a file's data is deleted; see FioBackend.
+
+Idle-wake idles inside fio (`thinktime` after every I/O, `thinktime_blocks=1`): the idle
+then ends exactly when the next read is issued, with no process start-up (about 0.3 s)
+between them, and 10 ms idles are possible. fio's per-I/O latency log times each read.
 """
 
 from __future__ import annotations
@@ -45,7 +49,10 @@ class Invocation:
         return cls(offset=step.offset + (index % slots) * burst, io_size=burst, randseed=index + 1)
 
 
-def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_prefix: Path) -> str:
+def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_prefix: Path,
+             thinktime_s: float | None = None) -> str:
+    """With `thinktime_s` (idle-wake), fio idles that long after every I/O (none for 0) and
+    logs each I/O's latency (`write_lat_log`, unaveraged) instead of the bandwidth."""
     size = step.size - (invocation.offset - step.offset)
     lines = [
         f"[{step.label.replace(' ', '_').replace(']', '').replace('[', '') or 'step'}]",
@@ -70,10 +77,12 @@ def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_
         lines.append(f"rate_iops={step.rate_iops}")
     if step.rw.is_random:
         lines.append(f"randseed={invocation.randseed}")
-    lines += [
-        f"percentile_list={PERCENTILES}",
-        f"write_bw_log={log_prefix}",
-        f"log_avg_msec={LOG_AVG_MSEC}",
-        "group_reporting=1",
-    ]
+    if thinktime_s:
+        lines += [f"thinktime={round(thinktime_s * 1e6)}us", "thinktime_blocks=1"]
+    lines.append(f"percentile_list={PERCENTILES}")
+    if thinktime_s is None:
+        lines += [f"write_bw_log={log_prefix}", f"log_avg_msec={LOG_AVG_MSEC}"]
+    else:
+        lines += [f"write_lat_log={log_prefix}", "log_avg_msec=0"]
+    lines.append("group_reporting=1")
     return "\n".join(lines) + "\n"

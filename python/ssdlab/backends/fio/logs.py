@@ -1,4 +1,5 @@
-"""fio's bandwidth log -> the per-second and per-GiB series of a step.
+"""fio's bandwidth log -> the per-second and per-GiB series of a step; fio's latency log ->
+each I/O's latency.
 
 A log line is `time_ms, value, direction, bs, offset[, prio]`, value in KiB/s
 averaged over the window that ends at `time_ms`. Bytes of a window are value x
@@ -45,6 +46,17 @@ def read_windows(path: Path) -> list[Window]:
         previous[ddir] = t_ms
         by_time[t_ms] = by_time.get(t_ms, 0.0) + kib_s * 1024 * (t_ms - start) / 1000
     return [Window(t / 1000, b) for t, b in sorted(by_time.items())]
+
+
+def read_latencies(path: Path) -> tuple[int, ...]:
+    """Each read's latency (ns), in completion order, from an unaveraged latency log
+    (`log_avg_msec=0`: one line per I/O, `time_ms, latency_ns, direction, bs, offset`)."""
+    found = []
+    for line in path.read_text().splitlines():
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) >= 3 and fields[2] == "0":  # direction 0: read
+            found.append(int(fields[1]))
+    return tuple(found)
 
 
 def calibrated(windows: list[Window], total_bytes: int, busy_s: float) -> list[Window]:

@@ -1,0 +1,107 @@
+"""APST switched off only inside idle-wake's measurement, its original value in the store
+before the switch is written, and written back at the end, on failure, and after a kill by
+the next `ssdlab` start. A fake sysfs tree holds the switch."""
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ssdlab import locks
+from ssdlab.store import Store
+from ssdlab.telemetry.apst import ApstUnavailable, apst_disabled, restore_pending
+from ssdlab.telemetry.nvme import latency_tolerance_file
+from tests.conftest import run_cli
+from tests.fake_sysfs import FakeSysfs
+
+RUN_ID = 7
+
+
+@pytest.fixture
+def switch(tmp_path) -> Path:
+    sysfs = FakeSysfs(tmp_path / "sys")
+    sysfs.nvme_controller("nvme0", attrs={"power/pm_qos_latency_tolerance_us": "100000"})
+    return latency_tolerance_file("/dev/nvme0", sysfs.root)
+
+
+def changes(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT run_id, switch, original, restored_at IS NOT NULL FROM apst_changes").fetchall()
+
+
+def test_original_recorded_before_the_switch_is_written_and_restored_at_the_end(tmp_path, switch):
+    with Store(tmp_path / "db") as store, apst_disabled(store, RUN_ID, switch):
+        assert switch.read_text() == "0\n"
+        assert changes(store.path) == [(RUN_ID, str(switch), "100000", 0)]
+    assert switch.read_text() == "100000\n"
+    assert changes(tmp_path / "db") == [(RUN_ID, str(switch), "100000", 1)]
+
+
+def test_restored_on_failure(tmp_path, switch):
+    with Store(tmp_path / "db") as store, pytest.raises(RuntimeError), apst_disabled(store, RUN_ID, switch):
+        raise RuntimeError("fio failed")
+    assert switch.read_text() == "100000\n" and changes(tmp_path / "db")[0][3] == 1
+
+
+def test_no_permission_changes_nothing(tmp_path, switch, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(Path, "write_text", refuse)
+    with Store(tmp_path / "db") as store, pytest.raises(ApstUnavailable, match="switching APST needs root"):
+        with apst_disabled(store, RUN_ID, switch):
+            pytest.fail("measured with APST on as if it were off")
+    assert switch.read_text() == "100000\n" and changes(tmp_path / "db")[0][3] == 1
+
+
+def test_no_switch_is_unavailable(tmp_path):
+    with Store(tmp_path / "db") as store, pytest.raises(ApstUnavailable, match="does not manage APST"):
+        with apst_disabled(store, RUN_ID, tmp_path / "nvme9/power/pm_qos_latency_tolerance_us"):
+            pass
+    assert changes(tmp_path / "db") == []
+
+
+def test_restore_is_idempotent_and_spares_a_live_run(tmp_path, switch):
+    with Store(tmp_path / "db") as store:
+        live = store.record_apst_change(RUN_ID + 1, switch, "any")
+        store.record_apst_change(RUN_ID, switch, "100000")
+        switch.write_text("0\n")
+        with locks.hold_run(store.path, RUN_ID + 1):
+            assert restore_pending(store) == [f"restored APST left off by run {RUN_ID}: wrote 100000 to {switch}"]
+            assert restore_pending(store) == []
+        assert switch.read_text() == "100000\n"
+        assert [c[0] for c in store.unrestored_apst_changes()] == [live]
+
+
+SCRIPT = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from ssdlab import locks
+    from ssdlab.store import Store
+    from ssdlab.telemetry.apst import apst_disabled
+    store = Store(sys.argv[1])
+    hold = locks.hold_run(store.path, int(sys.argv[3]))
+    with apst_disabled(store, int(sys.argv[3]), Path(sys.argv[2])):
+        print("idle", flush=True)
+        time.sleep(600)
+""")
+
+
+def test_killed_mid_idle_restored_by_the_next_start(tmp_path, switch):
+    db = tmp_path / "db"
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, db, switch, str(RUN_ID)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "idle\n"
+        assert switch.read_text() == "0\n"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert switch.read_text() == "0\n" and changes(db)[0][3] == 0
+    restored = run_cli("runs", db=db)
+    assert f"restored APST left off by run {RUN_ID}: wrote 100000 to {switch}" in restored.stderr.replace("\n", "")
+    assert switch.read_text() == "100000\n" and changes(db)[0][3] == 1
+    assert "APST" not in run_cli("runs", db=db).stderr  # done once
