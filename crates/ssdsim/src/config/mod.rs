@@ -134,7 +134,8 @@ fn describe(path: &str, msg: &str) -> String {
 impl DriveConfig {
     /// Parse a preset file (`[drive]` table) and validate it.
     pub fn from_toml_str(text: &str) -> Result<DriveConfig, ConfigError> {
-        let de = toml::Deserializer::new(text);
+        let upgraded = without_legacy_power(text);
+        let de = toml::Deserializer::new(upgraded.as_deref().unwrap_or(text));
         let file: PresetFile = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             ConfigError(describe(&path, e.inner().message()))
@@ -283,4 +284,25 @@ impl DriveConfig {
         }
         Ok(())
     }
+}
+
+/// Keys of `[drive.power]` before it was modelled (ssdlab 0.1.0 parsed them and used none).
+const LEGACY_POWER_KEYS: [&str; 3] = ["idle_w", "idle_exit_us", "peak_w"];
+
+/// `text` without its `[drive.power]` table when that table is the 0.1.0 form, which
+/// modelled nothing (a run stored by 0.1.0 then resumes as it ran: without a power
+/// model); None when there is nothing to upgrade (the text is used as it is).
+fn without_legacy_power(text: &str) -> Option<String> {
+    let mut doc: toml::Table = text.parse().ok()?;
+    let drive = doc.get_mut("drive")?.as_table_mut()?;
+    let power = drive.get("power")?.as_table()?;
+    let legacy = power.contains_key("idle_w")
+        && power
+            .keys()
+            .all(|k| LEGACY_POWER_KEYS.contains(&k.as_str()));
+    if !legacy {
+        return None;
+    }
+    drive.remove("power");
+    toml::to_string(&doc).ok()
 }

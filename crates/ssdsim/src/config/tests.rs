@@ -73,6 +73,18 @@ fn err(text: &str) -> String {
     DriveConfig::from_toml_str(text).unwrap_err().0
 }
 
+// A run stored by ssdlab 0.1.0 carries its preset, whose [drive.power] modelled nothing:
+// it loads without a power model, and a mistyped current table is still refused.
+#[test]
+fn a_power_table_of_ssdlab_0_1_0_loads_without_a_power_model() {
+    let text = SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.004");
+    let old = text.clone() + "\n[drive.power]\nidle_w = 1.33\nidle_exit_us = 165.0\n";
+    let c = DriveConfig::from_toml_str(&old).unwrap();
+    assert!(c.power.is_none());
+    let mistyped = text + "\n[drive.power]\nidle_w = 1.33\nactive_idle_w = 1.0\n";
+    assert!(err(&mistyped).contains("idle_w"), "{}", err(&mistyped));
+}
+
 #[test]
 fn small_preset_parses() {
     let c = small(0.7);
