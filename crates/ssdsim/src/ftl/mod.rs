@@ -489,8 +489,8 @@ impl Ftl {
         debug_assert!(n >= 1 && n <= self.room_in_pu(Stream::Reloc));
         let first = self.next_page(Stream::Reloc);
         let dest = self.wps[Stream::Reloc as usize].sb;
-        let i = self.reclaiming.iter().position(|r| r.0 == sb);
-        let table = &mut self.reclaiming[i.expect("being reclaimed")].1;
+        let i = self.reclaim_index(sb);
+        let table = &mut self.reclaiming[i].1;
         for j in 0..n {
             let lba = std::mem::take(&mut table[(offset + j) as usize]) - 1;
             self.l2p[lba as usize] = first + j + 1;
@@ -602,16 +602,22 @@ impl Ftl {
     /// The table of valid units of `sb`, which is being reclaimed.
     #[inline]
     fn reclaim_table(&mut self, sb: u32) -> &mut Vec<u32> {
+        let i = self.reclaim_index(sb);
+        &mut self.reclaiming[i].1
+    }
+
+    /// Where `sb`, which is being reclaimed, is in the list of superblocks being reclaimed.
+    #[inline]
+    fn reclaim_index(&self, sb: u32) -> usize {
         let i = self.reclaiming.iter().position(|r| r.0 == sb);
-        &mut self.reclaiming[i.expect("being reclaimed")].1
+        i.expect("being reclaimed")
     }
 
     /// The valid units of `sb`, which is being reclaimed, by offset: the LBA plus one, or
     /// 0 where the unit is not (or no longer) valid.
     #[inline]
     pub fn reclaim_units(&self, sb: u32) -> &[u32] {
-        let i = self.reclaiming.iter().position(|r| r.0 == sb);
-        &self.reclaiming[i.expect("being reclaimed")].1
+        &self.reclaiming[self.reclaim_index(sb)].1
     }
 
     /// The best victim now, SLC or native (`slc_only`: SLC), with whether it is in SLC mode.

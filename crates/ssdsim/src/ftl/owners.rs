@@ -16,8 +16,6 @@
 //! that are no longer valid there; [`Owners::valid_units`] resolves both against the
 //! logical-to-physical table.
 
-use crate::geometry::NONE;
-
 /// LBAs of a group share their bits above these.
 const GROUP_BITS: u32 = 16;
 
@@ -136,7 +134,6 @@ impl Owners {
                 }
             }
         }
-        debug_assert!(out.iter().all(|&l| l == 0 || l - 1 != NONE));
     }
 
     /// The log grouped by the LBAs' high bits (a counting sort: two passes, no comparison).
@@ -176,6 +173,7 @@ fn runs_of(log: &[u32], most: usize) -> Option<Vec<(u32, u32)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::NONE;
 
     /// A closed superblock 7 of 8 units from page 56, written with `lbas`; `l2p` maps
     /// each LBA to the page of its last write there.
