@@ -24,6 +24,7 @@ pub mod power;
 pub mod rng;
 pub mod run;
 pub mod step;
+pub mod thermal;
 pub mod time;
 pub mod timeline;
 

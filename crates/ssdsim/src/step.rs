@@ -419,6 +419,10 @@ pub struct StepResult {
     pub trim: Option<DirectionResult>,
     pub per_second: Vec<SecondPoint>,
     pub per_gib: Vec<GibPoint>,
+    /// The temperature the drive reports at the end of each second of drive time since the
+    /// step started (its idle too), °C; the last at the step's end. Empty when the preset
+    /// has no thermal model.
+    pub temperature_c: Vec<f64>,
     pub counters: Counters,
     /// None when the preset has no power model.
     pub energy: Option<StepEnergy>,

@@ -30,6 +30,7 @@ use crate::geometry::UNIT;
 use crate::power::{Platform, Power};
 use crate::rng::Rng;
 use crate::step::{Counters, Op, SimError, Step, StepResult};
+use crate::thermal::{ThermalLimits, ThermalLog};
 use crate::time::NS_PER_S;
 use closed_loop::TooLong;
 use commands::Commands;
@@ -110,6 +111,17 @@ impl Drive {
     /// Cumulative counters and current state.
     pub fn counters(&self) -> Counters {
         self.dev.snapshot()
+    }
+
+    /// The drive's thermal thresholds (None when the preset has no thermal model).
+    pub fn thermal_limits(&self) -> Option<ThermalLimits> {
+        None
+    }
+
+    /// What the drive's thermal management has logged so far (None when the preset has no
+    /// thermal model).
+    pub fn thermal_log(&self) -> Option<ThermalLog> {
+        None
     }
 
     /// Check the FTL invariants (O(capacity)).
