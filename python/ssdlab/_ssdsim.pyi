@@ -1,9 +1,11 @@
 """Types of the native simulator module (crates/ssdsim-py): a preset's TOML makes a
 Drive, on a platform with Linux's power management (APST with a latency limit in µs, 0 for
-off) that lets the drive reach its non-operational states or not; each step goes in as the
+off) that lets the drive reach its non-operational states or not, cooled (`bare`,
+`heatsink` or `fan`) in air at `ambient_c` °C; each step goes in as the
 JSON of an ssdlab.model.Step (`Step.model_dump_json()`, unknown fields refused) and its
 whole result comes out as a dict, with its `energy` (None without a power model): `busy_j`,
-`idle_j`, `state_s` (seconds in each power state) and `work`. The GIL is released while a
+`idle_j`, `state_s` (seconds in each power state) and `work`, and its `temperature_c` (one
+reading per second of drive time, empty when the drive does not heat). The GIL is released while a
 step runs."""
 
 from typing import Any
@@ -15,6 +17,10 @@ class StepError(ValueError):
     """The step is not a Step the simulator knows, does not fit the drive or is out of
     bounds: the message names the field."""
 
+class DriveFailed(RuntimeError):
+    """The simulated drive failed as a real one would (it overheated and dropped off the
+    bus); it runs further steps, and its health log remembers."""
+
 class InternalError(RuntimeError):
     """A bug in the simulator (a caught panic); the drive refuses further steps."""
 
@@ -22,7 +28,8 @@ def version() -> str: ...
 
 class Drive:
     def __init__(self, preset_toml: str, seed: int = 1, apst_max_latency_us: int = 100000,
-                 low_power_states: bool = True) -> None: ...
+                 low_power_states: bool = True, cooling: str = "bare",
+                 ambient_c: float = 35.0) -> None: ...
     @property
     def user_bytes(self) -> int: ...
     @property

@@ -35,6 +35,12 @@ create_exception!(
 );
 create_exception!(
     ssdlab._ssdsim,
+    DriveFailed,
+    PyRuntimeError,
+    "The simulated drive failed as a real one would (it overheated and dropped off the bus); the message says why and what to do."
+);
+create_exception!(
+    ssdlab._ssdsim,
     InternalError,
     PyRuntimeError,
     "A bug of the simulator (a Rust panic); the message says where, please report it."
@@ -58,23 +64,34 @@ struct Drive {
 impl Drive {
     /// A fresh-out-of-box drive from a preset's TOML text, on a platform whose power
     /// management is Linux's (APST with `apst_max_latency_us`, 0 for off) and which lets
-    /// the drive reach its non-operational states or not; PresetError names what is wrong.
+    /// the drive reach its non-operational states or not, cooled (`bare`, `heatsink` or
+    /// `fan`) in air at `ambient_c`; PresetError names what is wrong.
     #[new]
     #[pyo3(signature = (
         preset_toml,
         seed = 1,
         apst_max_latency_us = ssdsim::power::DEFAULT_MAX_LATENCY_US,
         low_power_states = true,
+        cooling = "bare",
+        ambient_c = ssdsim::thermal::DEFAULT_AMBIENT_C,
     ))]
     fn new(
         preset_toml: &str,
         seed: u64,
         apst_max_latency_us: u64,
         low_power_states: bool,
+        cooling: &str,
+        ambient_c: f64,
     ) -> PyResult<Self> {
+        let cooling = cooling.parse().map_err(PyValueError::new_err)?;
+        ssdsim::bounds::AMBIENT_C
+            .check("ambient_c", ambient_c)
+            .map_err(PyValueError::new_err)?;
         let platform = ssdsim::Platform {
             apst_max_latency_us,
             low_power_states,
+            cooling,
+            ambient_c,
         };
         let built = catch_panic(|| {
             let cfg = ssdsim::DriveConfig::from_toml_str(preset_toml)?;
@@ -163,6 +180,7 @@ fn sim_error(e: ssdsim::SimError) -> PyErr {
     match e {
         ssdsim::SimError::Config(e) => PresetError::new_err(e.to_string()),
         ssdsim::SimError::Step(e) => StepError::new_err(e),
+        ssdsim::SimError::DriveFailed(e) => DriveFailed::new_err(e),
     }
 }
 
@@ -299,6 +317,7 @@ fn _ssdsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Drive>()?;
     m.add("PresetError", m.py().get_type::<PresetError>())?;
     m.add("StepError", m.py().get_type::<StepError>())?;
+    m.add("DriveFailed", m.py().get_type::<DriveFailed>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     Ok(())
 }

@@ -262,8 +262,28 @@ pub const READ_AHEAD_KIB: Bound = Bound::integer(1, 65_536, "KiB");
 /// drives; controllers and NAND are rated to about 125 °C.
 pub const TMT_C: Bound = Bound::real(0.0, 150.0, "°C");
 
-/// `ambient_c`: the industrial operating range.
+/// The air around the drive (a run's option, not the preset's): the industrial
+/// operating range.
 pub const AMBIENT_C: Bound = Bound::real(-40.0, 85.0, "°C");
+
+/// `controller_k_per_w` and the cooling's `*_k_per_w`: an M.2 drive's controller is about
+/// 2 K/W over its board, a bare board 6 to 8 K/W over the air, with a heatsink 2.5 to 4
+/// (CALIBRATION.md, "Thermal"); 0.05 to 100 is a wide margin.
+pub const THERMAL_K_PER_W: Bound = Bound::real(0.05, 100.0, "K/W");
+
+/// `controller_j_per_k`, `board_j_per_k`: about 2 and 30 to 40 J/K on an M.2 drive
+/// (CALIBRATION.md); a 2.5" enterprise drive with its case is a few hundred.
+pub const HEAT_CAPACITY_J_PER_K: Bound = Bound::real(0.01, 10_000.0, "J/K");
+
+/// `hysteresis_k`: 2 to 5 K (CALIBRATION.md); 0 (none) to 20 allowed.
+pub const HYSTERESIS_K: Bound = Bound::real(0.0, 20.0, "K");
+
+/// `light_state`, `heavy_state`: power state numbers (NVMe allows 32).
+pub const THROTTLE_STATE: Bound = Bound::integer(0, 31, "");
+
+/// `rise_lookahead_s`: how far ahead a rate-of-rise trigger looks; beyond 10 minutes it
+/// would throttle on any rise.
+pub const LOOKAHEAD_S: Bound = Bound::real(0.0, 600.0, "s");
 
 // ------------------------------------------------------------------ [drive.power]
 

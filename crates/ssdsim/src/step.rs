@@ -463,13 +463,15 @@ impl StepResult {
 pub enum SimError {
     Config(crate::config::ConfigError),
     Step(String),
+    /// The drive failed as a real one would (it overheated and dropped off the bus).
+    DriveFailed(String),
 }
 
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SimError::Config(e) => write!(f, "{e}"),
-            SimError::Step(e) => f.write_str(e),
+            SimError::Step(e) | SimError::DriveFailed(e) => f.write_str(e),
         }
     }
 }

@@ -52,6 +52,8 @@ class SimBackend:
             raw = self.drive.run_step(step.model_dump_json())
         except _ssdsim.StepError as exc:
             raise SsdlabError(f"the simulator refused step {step.label!r}: {exc}") from None
+        except _ssdsim.DriveFailed as exc:
+            raise BackendFailed(f"step {step.label!r}: {exc}") from None
         except _ssdsim.InternalError as exc:
             raise BackendFailed(f"the simulator failed on step {step.label!r}: {exc}") from None
         if progress:

@@ -6,8 +6,8 @@
 //! policy with the fields it needs) or an error naming the offending key, e.g.
 //! `drive.nand.tlc.t_prog_us = 1e10 is outside 1..100000 (µs)`,
 //! `unknown key `foo` in [drive.nand]`, `missing key `drive.geometry.channels``.
-//! Unknown keys are errors everywhere (`deny_unknown_fields`). The sections
-//! `thermal` and `wear` are parsed and validated but not modelled yet.
+//! Unknown keys are errors everywhere (`deny_unknown_fields`). The section `wear` is
+//! parsed and validated but not modelled yet.
 //!
 //! Each table of a preset is a section in its own module: its type, which adds
 //! its bounded fields and checks the relations between them (the `Section` trait,
@@ -40,7 +40,7 @@ pub use host::{HostConfig, LinkKind};
 pub use mapping::MappingConfig;
 pub use nand::{CellMode, CellTiming, NandConfig};
 pub use power::{NandPowerConfig, PowerConfig, PowerStateConfig};
-pub use thermal::ThermalConfig;
+pub use thermal::{RcConfig, ThermalConfig, ThrottleConfig};
 pub use wear::WearConfig;
 
 use crate::bounds as b;
@@ -134,7 +134,7 @@ fn describe(path: &str, msg: &str) -> String {
 impl DriveConfig {
     /// Parse a preset file (`[drive]` table) and validate it.
     pub fn from_toml_str(text: &str) -> Result<DriveConfig, ConfigError> {
-        let upgraded = without_legacy_power(text);
+        let upgraded = without_legacy_tables(text);
         let de = toml::Deserializer::new(upgraded.as_deref().unwrap_or(text));
         let file: PresetFile = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -227,7 +227,8 @@ impl DriveConfig {
         self.check_native_mode()?;
         let geo = Geometry::new(self)?;
         self.check_reclaim_space(&geo)?;
-        self.check_static_cache()
+        self.check_static_cache()?;
+        self.check_throttle_states()
     }
 
     /// The native mode is TLC or QLC, and the NAND has its timings.
@@ -284,25 +285,63 @@ impl DriveConfig {
         }
         Ok(())
     }
+
+    /// A drive that heats throttles to operational power states of its table whose power
+    /// is above its active idle (else throttling could never meet its cap).
+    fn check_throttle_states(&self) -> Result<(), ConfigError> {
+        let Some((_, throttle)) = self.thermal.as_ref().and_then(|t| t.model()) else {
+            return Ok(());
+        };
+        let Some(power) = &self.power else {
+            return Err(ConfigError(
+                "a drive that heats ([drive.thermal.rc]) needs [drive.power]: its heat is its power".into(),
+            ));
+        };
+        let table = power.table();
+        for (key, n) in [
+            ("light_state", throttle.light_state),
+            ("heavy_state", throttle.heavy_state),
+        ] {
+            match table.get(n as usize) {
+                Some(s) if s.operational && s.max_w > power.active_idle_w => {}
+                _ => {
+                    return Err(ConfigError(format!(
+                        "drive.thermal.throttle.{key} = {n} must name an operational state of [drive.power.states] whose max_w is above drive.power.active_idle_w"
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Keys of `[drive.power]` before it was modelled (ssdlab 0.1.0 parsed them and used none).
 const LEGACY_POWER_KEYS: [&str; 3] = ["idle_w", "idle_exit_us", "peak_w"];
 
-/// `text` without its `[drive.power]` table when that table is the 0.1.0 form, which
-/// modelled nothing (a run stored by 0.1.0 then resumes as it ran: without a power
-/// model); None when there is nothing to upgrade (the text is used as it is).
-fn without_legacy_power(text: &str) -> Option<String> {
+/// `text` upgraded from the 0.1.0 form of its tables, which modelled nothing, so that a
+/// run stored by 0.1.0 resumes as it ran: a `[drive.power]` of [`LEGACY_POWER_KEYS`]
+/// goes (no power model), and so does `drive.thermal.ambient_c` (the air around a drive
+/// is a run's option now, `Platform::ambient_c`). None when there is nothing to upgrade
+/// (the text is used as it is).
+fn without_legacy_tables(text: &str) -> Option<String> {
     let mut doc: toml::Table = text.parse().ok()?;
     let drive = doc.get_mut("drive")?.as_table_mut()?;
-    let power = drive.get("power")?.as_table()?;
-    let legacy = power.contains_key("idle_w")
-        && power
-            .keys()
-            .all(|k| LEGACY_POWER_KEYS.contains(&k.as_str()));
-    if !legacy {
-        return None;
+    let legacy_power = drive
+        .get("power")
+        .and_then(|p| p.as_table())
+        .is_some_and(|power| {
+            power.contains_key("idle_w")
+                && power
+                    .keys()
+                    .all(|k| LEGACY_POWER_KEYS.contains(&k.as_str()))
+        });
+    if legacy_power {
+        drive.remove("power");
     }
-    drive.remove("power");
-    toml::to_string(&doc).ok()
+    let legacy_ambient = drive
+        .get_mut("thermal")
+        .and_then(|t| t.as_table_mut())
+        .and_then(|thermal| thermal.remove("ambient_c"))
+        .is_some();
+    (legacy_power || legacy_ambient).then(|| toml::to_string(&doc).ok())?
 }

@@ -197,7 +197,23 @@ bits_per_cell = 4
 [drive.thermal]
 tmt1_c = 80.0
 tmt2_c = 82.0
-ambient_c = 25.0
+wctemp_c = 84.0
+cctemp_c = 88.0
+shutdown_c = 100.0
+
+[drive.thermal.rc]
+controller_k_per_w = 2.0
+controller_j_per_k = 2.0
+board_j_per_k = 35.0
+bare_k_per_w = 7.0
+heatsink_k_per_w = 3.0
+fan_k_per_w = 2.0
+
+[drive.thermal.throttle]
+hysteresis_k = 3.0
+light_state = 1
+heavy_state = 1
+rise_lookahead_s = 5.0
 
 [drive.power]
 active_idle_w = 1.0

@@ -23,14 +23,15 @@ use states::Ladder;
 
 use crate::config::{DriveConfig, PowerConfig};
 use crate::step::StepEnergy;
+use crate::thermal::{Cooling, DEFAULT_AMBIENT_C};
 use crate::time::NS_PER_S;
 
 /// Linux's default `nvme_core.default_ps_max_latency_us`.
 pub const DEFAULT_MAX_LATENCY_US: u64 = 100_000;
 
-/// The host's power management: a property of the platform a run is on, not of a step
-/// (a real host changes it outside the workload, through sysfs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The platform a run is on, not a step's: the host's power management (a real host
+/// changes it outside the workload, through sysfs) and the drive's surroundings.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Platform {
     /// The device's latency tolerance (`nvme_core.default_ps_max_latency_us`): APST uses
     /// no state whose exit latency is above it; 0 turns APST off.
@@ -39,14 +40,19 @@ pub struct Platform {
     /// L1.2)? Without, the drive stays in active idle, as the SN850 and the 980 PRO did
     /// in one lab (CALIBRATION.md).
     pub low_power_states: bool,
+    /// How the drive is cooled, and the temperature of the air around it, °C.
+    pub cooling: Cooling,
+    pub ambient_c: f64,
 }
 
 impl Default for Platform {
-    /// Linux's defaults on a platform that reaches every state.
+    /// Linux's defaults on a platform that reaches every state, a bare drive in a room.
     fn default() -> Platform {
         Platform {
             apst_max_latency_us: DEFAULT_MAX_LATENCY_US,
             low_power_states: true,
+            cooling: Cooling::default(),
+            ambient_c: DEFAULT_AMBIENT_C,
         }
     }
 }
@@ -106,6 +112,9 @@ pub struct Power {
     /// A command issued before this waits for the drive to wake.
     awake_at: u64,
     log: StepLog,
+    /// Since the drive was made: ns spent in non-operational states, and their energy.
+    asleep_ns: u64,
+    asleep_j: f64,
 }
 
 impl Power {
@@ -121,6 +130,8 @@ impl Power {
             model,
             idle_from: None,
             awake_at: 0,
+            asleep_ns: 0,
+            asleep_j: 0.0,
         }
     }
 
@@ -163,9 +174,15 @@ impl Power {
         };
         self.idle_from = Some(from);
         let offset = |t: u64| t.saturating_sub(from);
-        let low_ns = &mut self.log.low_ns;
+        let (low_ns, asleep_ns, asleep_j) = (
+            &mut self.log.low_ns,
+            &mut self.asleep_ns,
+            &mut self.asleep_j,
+        );
         m.ladder.residency(offset(t0), offset(t1), |state, ns| {
-            low_ns[state][time as usize] += ns
+            low_ns[state][time as usize] += ns;
+            *asleep_ns += ns;
+            *asleep_j += ns as f64 * m.state_w[state] / NS_PER_S;
         });
         let wake = if t1 > from {
             m.ladder.wake_ns(t1 - from)
@@ -173,6 +190,19 @@ impl Power {
             0
         };
         self.awake_at = t1 + wake;
+    }
+
+    /// The energy the drive has spent from when it was made to `t`, having done `work`
+    /// (None without a power model): what heats it.
+    #[inline]
+    pub fn energy_at(&self, t: u64, work: &Work) -> Option<f64> {
+        let m = self.model.as_ref()?;
+        let awake_ns = t.saturating_sub(self.asleep_ns);
+        Some(
+            awake_ns as f64 * m.config.active_idle_w / NS_PER_S
+                + self.asleep_j
+                + m.energy.joules(work),
+        )
     }
 
     /// A step starts: nothing spent yet.

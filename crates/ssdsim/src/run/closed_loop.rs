@@ -10,9 +10,10 @@
 //! cycle; after the last one it idles `idle_after`. Every idle goes to the drive and to
 //! its [`Power`]; every command waits for the drive to wake from the state its idle left
 //! it in, its latency counted from its issue. Every completion goes to the
-//! [`Recorder`]. However slow the drive, the step's time is bounded: work that
-//! would end past [`bounds::MAX_STEP_S`] of drive time stops the loop with
-//! [`TooLong`].
+//! [`Recorder`]. A drive that heats is heated as its time passes, and while it throttles
+//! it fetches each command when its [`Heat`] lets it. However slow the drive, the step's
+//! time is bounded: work that would end past [`bounds::MAX_STEP_S`] of drive time stops
+//! the loop ([`Stop::TooLong`]); so does a drive that overheats ([`Stop::Overheated`]).
 
 use super::commands::{lba_of, Command, Commands, Dir};
 use super::recorder::Recorder;
@@ -21,6 +22,7 @@ use crate::controller::Controller;
 use crate::geometry::UNIT;
 use crate::power::{Power, StepTime};
 use crate::step::Step;
+use crate::thermal::{Heat, Overheated};
 use crate::time::{ns_from_s, NS_PER_S};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -39,21 +41,27 @@ pub(super) struct Timing {
     pub end: u64,
 }
 
-/// The step was still running after [`bounds::MAX_STEP_S`] of drive time.
-pub(super) struct TooLong;
+/// Why a step stopped before its end.
+pub(super) enum Stop {
+    /// It was still running after [`bounds::MAX_STEP_S`] of drive time.
+    TooLong,
+    Overheated(Overheated),
+}
 
 /// Run the commands of `step` from `t0` on `dev`, recording them in `rec`.
 pub(super) fn run(
     dev: &mut Controller,
     power: &mut Power,
+    heat: Option<&mut Heat>,
     step: &Step,
     commands: Commands<'_>,
     rec: &mut Recorder,
     t0: u64,
-) -> Result<Timing, TooLong> {
+) -> Result<Timing, Stop> {
     let mut lp = ClosedLoop {
         dev,
         power,
+        heat,
         commands,
         rec,
         bs: step.bs,
@@ -82,10 +90,10 @@ pub(super) fn run(
         bursts += 1;
         let idle = idle_after_burst(busy, step.duty_cycle);
         if burst.end + idle > lp.step_end {
-            return Err(TooLong);
+            return Err(Stop::TooLong);
         }
         if idle > 0 {
-            lp.idle(burst.end, burst.end + idle, StepTime::Idle);
+            lp.idle(burst.end, burst.end + idle, StepTime::Idle)?;
         }
         idle_ns += idle;
         t = burst.end + idle;
@@ -95,7 +103,7 @@ pub(super) fn run(
     }
     let after = ns_from_s(step.idle_after);
     if after > 0 {
-        lp.idle(t, t + after, StepTime::Idle);
+        lp.idle(t, t + after, StepTime::Idle)?;
         idle_ns += after;
         t += after;
     }
@@ -129,6 +137,7 @@ struct Burst {
 struct ClosedLoop<'a> {
     dev: &'a mut Controller,
     power: &'a mut Power,
+    heat: Option<&'a mut Heat>,
     commands: Commands<'a>,
     rec: &'a mut Recorder,
     bs: u64,
@@ -146,7 +155,7 @@ struct ClosedLoop<'a> {
 impl ClosedLoop<'_> {
     /// One burst from `start`: commands until `limit` bytes are issued or the next
     /// would be issued at or after `deadline`.
-    fn burst(&mut self, start: u64, limit: u64, deadline: u64) -> Result<Burst, TooLong> {
+    fn burst(&mut self, start: u64, limit: u64, deadline: u64) -> Result<Burst, Stop> {
         self.slots.clear();
         for _ in 0..self.iodepth {
             self.slots.push(Reverse(start));
@@ -162,14 +171,18 @@ impl ClosedLoop<'_> {
                 break;
             }
             if ti >= self.step_end {
-                return Err(TooLong);
+                return Err(Stop::TooLong);
             }
             if let Some(period) = self.period_ns {
                 next_issue = ti + period;
                 if ti > self.all_done {
                     // Nothing outstanding: the drive's own time.
-                    self.idle(self.all_done, ti, StepTime::Busy);
+                    self.idle(self.all_done, ti, StepTime::Busy)?;
                 }
+            }
+            let ti = self.fetched_at(ti)?;
+            if ti >= deadline {
+                break; // held back by throttling past the step's time
             }
             let command = self.commands.next(self.dev);
             let done = issue(self.dev, command, self.bs, self.power.command_at(ti));
@@ -184,13 +197,45 @@ impl ClosedLoop<'_> {
 
     /// The host idles from `t0` to `t1`, in the step's `time`: the drive does its own work
     /// and may fall to a lower power state.
-    fn idle(&mut self, t0: u64, t1: u64, time: StepTime) {
+    fn idle(&mut self, t0: u64, t1: u64, time: StepTime) -> Result<(), Stop> {
         let before = self.dev.work();
         self.dev.idle(t0, t1);
         let dev = &*self.dev;
         self.power
             .idle(t0, t1, time, dev.work() - before, || dev.quiet_at());
+        if let Some(heat) = self.heat.as_deref_mut() {
+            if heat.due(t1) {
+                let energy = drive_energy(self.power, self.dev, t1);
+                heat.advance(t1, energy).map_err(Stop::Overheated)?;
+            }
+        }
+        Ok(())
     }
+
+    /// A command the host issues at `t`: when the drive fetches it. A drive that heats is
+    /// heated up to `t` when a tick has passed, and fetches later while it throttles.
+    #[inline]
+    fn fetched_at(&mut self, t: u64) -> Result<u64, Stop> {
+        let Some(heat) = self.heat.as_deref_mut() else {
+            return Ok(t);
+        };
+        let due = heat.due(t);
+        if !due && !heat.throttled() {
+            return Ok(t);
+        }
+        let energy = drive_energy(self.power, self.dev, t);
+        if due {
+            heat.advance(t, energy).map_err(Stop::Overheated)?;
+        }
+        Ok(heat.admit(t, energy))
+    }
+}
+
+/// The energy the drive has spent up to `t` (a drive that heats has a power model).
+pub(super) fn drive_energy(power: &Power, dev: &Controller, t: u64) -> f64 {
+    power
+        .energy_at(t, &dev.work())
+        .expect("a drive that heats has a power model (checked by its preset's validation)")
 }
 
 /// Issue `command` of `bs` bytes to the drive at `t`; returns its completion time.

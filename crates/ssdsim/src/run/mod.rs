@@ -10,9 +10,11 @@
 //! 1 / rate, the gaps given to the drive as idle. With bursts, the drive idles after each burst
 //! so that busy / (busy + idle) = duty cycle; then it idles `idle_after`.
 //! Idle time is given to the drive for folding and garbage collection, and to its power
-//! model, which may let it sleep (then the next command waits for it to wake). The
-//! host's power management is the drive's [`Platform`], set when it is built or between
-//! steps, not in a step: a real host changes it outside the workload.
+//! model, which may let it sleep (then the next command waits for it to wake). A drive
+//! that heats is heated by the energy it spends, and may throttle or overheat. The
+//! host's power management and the drive's surroundings are the drive's [`Platform`],
+//! set when it is built or between steps, not in a step: a real host changes them
+//! outside the workload.
 //!
 //! The parts: `commands` generates the commands, `closed_loop` issues them and
 //! spends the step's time, `recorder` turns what they did into the result.
@@ -30,9 +32,9 @@ use crate::geometry::UNIT;
 use crate::power::{Platform, Power};
 use crate::rng::Rng;
 use crate::step::{Counters, Op, SimError, Step, StepResult};
-use crate::thermal::{ThermalLimits, ThermalLog};
+use crate::thermal::{Heat, Overheated, ThermalLimits, ThermalLog};
 use crate::time::NS_PER_S;
-use closed_loop::TooLong;
+use closed_loop::Stop;
 use commands::Commands;
 use recorder::Recorder;
 
@@ -52,6 +54,8 @@ pub struct Drive {
     cfg: DriveConfig,
     dev: Controller,
     power: Power,
+    /// None when the preset has no thermal model.
+    heat: Option<Heat>,
     now: u64,
     rng: Rng,
 }
@@ -77,6 +81,7 @@ impl Drive {
         let dev = Controller::new(&cfg)?;
         Ok(Drive {
             power: Power::new(&cfg, platform),
+            heat: Heat::new(&cfg, platform.cooling, platform.ambient_c),
             cfg,
             dev,
             now: 0,
@@ -84,9 +89,13 @@ impl Drive {
         })
     }
 
-    /// The host's power management changes, from the next step on.
+    /// The host's power management or the drive's surroundings change, from the next
+    /// step on.
     pub fn set_platform(&mut self, platform: Platform) {
         self.power.set_platform(platform);
+        if let Some(heat) = &mut self.heat {
+            heat.set_surroundings(&self.cfg, platform.cooling, platform.ambient_c);
+        }
     }
 
     pub fn config(&self) -> &DriveConfig {
@@ -115,13 +124,13 @@ impl Drive {
 
     /// The drive's thermal thresholds (None when the preset has no thermal model).
     pub fn thermal_limits(&self) -> Option<ThermalLimits> {
-        None
+        self.cfg.thermal.as_ref().and_then(|t| t.limits())
     }
 
     /// What the drive's thermal management has logged so far (None when the preset has no
     /// thermal model).
     pub fn thermal_log(&self) -> Option<ThermalLog> {
-        None
+        self.heat.as_ref().map(Heat::log)
     }
 
     /// Check the FTL invariants (O(capacity)).
@@ -142,34 +151,74 @@ impl Drive {
         let before = self.dev.snapshot();
         let work_before = self.dev.work();
         self.power.begin_step();
+        if let Some(heat) = &mut self.heat {
+            heat.begin_step(t0);
+        }
         if step.is_purge() {
             self.power.command_at(t0); // a sanitize is a command: the drive wakes for it
             self.now = self.dev.purge(t0);
+            self.heat_until(self.now).map_err(|o| self.overheated(o))?;
             let after = self.dev.snapshot();
             let energy = self
                 .power
                 .step_energy(self.now - t0, 0, self.dev.work() - work_before);
-            return Ok(recorder::purge_result(
-                step, t0, self.now, &before, &after, energy,
-            ));
+            let mut result = recorder::purge_result(step, t0, self.now, &before, &after, energy);
+            result.temperature_c = self.step_temperatures();
+            return Ok(result);
         }
         if writes(step.rw) && step.bytes_limit() >= self.user_bytes() / PREFAULT_FROM_SHARE {
             self.dev.prefault();
         }
         let mut rec = Recorder::new(step, t0, before);
         let commands = Commands::new(step, &mut self.rng);
-        match closed_loop::run(&mut self.dev, &mut self.power, step, commands, &mut rec, t0) {
+        let ran = closed_loop::run(
+            &mut self.dev,
+            &mut self.power,
+            self.heat.as_mut(),
+            step,
+            commands,
+            &mut rec,
+            t0,
+        );
+        match ran {
             Ok(timing) => {
                 self.now = timing.end;
+                self.heat_until(self.now).map_err(|o| self.overheated(o))?;
                 let energy = self.power.step_energy(
                     timing.busy_ns,
                     timing.idle_ns,
                     self.dev.work() - work_before,
                 );
-                Ok(rec.finish(&timing, &self.dev.snapshot(), energy))
+                let mut result = rec.finish(&timing, &self.dev.snapshot(), energy);
+                result.temperature_c = self.step_temperatures();
+                Ok(result)
             }
-            Err(TooLong) => Err(self.too_long(step)),
+            Err(Stop::TooLong) => Err(self.too_long(step)),
+            Err(Stop::Overheated(o)) => Err(self.overheated(o)),
         }
+    }
+
+    /// Heat the drive up to `t`.
+    fn heat_until(&mut self, t: u64) -> Result<(), Overheated> {
+        match &mut self.heat {
+            Some(heat) => heat.advance(t, closed_loop::drive_energy(&self.power, &self.dev, t)),
+            None => Ok(()),
+        }
+    }
+
+    /// The temperature at every second of the step that just ended at `self.now`.
+    fn step_temperatures(&mut self) -> Vec<f64> {
+        let now = self.now;
+        self.heat
+            .as_mut()
+            .map_or_else(Vec::new, |heat| heat.step_seconds(now))
+    }
+
+    /// The error of a step in which the drive overheated and dropped off the bus; its
+    /// clock moves on to the end of the work already done.
+    fn overheated(&mut self, o: Overheated) -> SimError {
+        self.now = self.dev.quiet_at().max(o.at);
+        SimError::DriveFailed(o.to_string())
     }
 
     /// The error of a step that ran past [`bounds::MAX_STEP_S`] of drive time; the

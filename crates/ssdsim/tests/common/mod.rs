@@ -18,9 +18,13 @@ pub fn preset(name: &str) -> DriveConfig {
 /// out of their low power states (CALIBRATION.md, "Idle power states on Linux"), and a
 /// spec-sheet benchmark keeps its drive busy: a drive that never sleeps between the steps
 /// of a calibration (its idles would otherwise put a wake-up from PS4 in a 1 s measurement).
+/// Its drives did not throttle in the throughput tests (the SN850's throttling was reported
+/// from a separate soak): a heatsink.
 pub const MEASURING_PLATFORM: Platform = Platform {
     apst_max_latency_us: ssdsim::power::DEFAULT_MAX_LATENCY_US,
     low_power_states: false,
+    cooling: ssdsim::thermal::Cooling::Heatsink,
+    ambient_c: ssdsim::thermal::DEFAULT_AMBIENT_C,
 };
 
 /// A fresh preset drive on the [`MEASURING_PLATFORM`].
