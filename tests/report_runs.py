@@ -1,14 +1,20 @@
 """Stored runs for the report and compare tests: real simulator runs of the quick
-suite at a tiny scale, and synthetic runs written through the Store API with
-names and identities that carry HTML."""
+suite at a tiny scale, synthetic runs written through the Store API with
+names and identities that carry HTML, and idle-wake runs of a drive that wakes from the
+power state its idle reached."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ssdlab.catalogue import Scale, lookup
+from ssdlab.backends import StepOutcome
+from ssdlab.catalogue import Scale, compile_tests, lookup
+from ssdlab.execution import SilentReporter, execute
 from ssdlab.model import Op, Phase
 from ssdlab.store import Store
+from ssdlab.telemetry.during_run import RunTelemetry
+from ssdlab.telemetry.nvme import read_latency_tolerance
+from ssdlab.telemetry.probe import Telemetry
 from tests.conftest import run_cli
 from tests.factories import result
 
@@ -55,4 +61,54 @@ def synthetic_run(db: Path, test_ids: list[str], mbps: float = 100.0, name: str 
                 if step.phase is Phase.MEASURE:
                     measured.append((step, res))
             store.finish_test(run_id, seq, lookup(test.id).score(measured))
+    return run_id
+
+
+class WakingDrive:
+    """Timed reads of a drive that wakes from the power state its idle reached, with the
+    seconds in each state among each fio run's device counters, as the simulator gives them.
+    With APST on (the switch not 0) it falls to PS3 after 0.1 s and to PS4 2 s later (Linux's
+    table for the SN850), whose wake-ups cost `exits_us`; with APST off it stays in PS0. A read
+    takes 80 µs awake, and 0, 1 or 2 µs more in turn: a spread over the repetitions.
+    Named fio: idle-wake needs a wall-clock engine until the simulator times reads itself."""
+
+    name = "fio"
+    LADDER = ((0, 0.0), (3, 0.1), (4, 2.1))  # state, idle (s) from which the drive is in it
+
+    def __init__(self, switch: Path, exits_us: tuple[int, int] = (2000, 9000)):
+        self.switch, self.exits_us = switch, dict(zip((3, 4), exits_us, strict=True))
+
+    def describe(self) -> dict:
+        return {"engine": "fio"}
+
+    def run_step(self, step, progress=None) -> StepOutcome:
+        return StepOutcome(result(bs=step.bs), ("fio job",))
+
+    def run_timed_reads(self, step, thinktime_s, randseed):
+        ladder = self.LADDER if read_latency_tolerance(self.switch) != "0" else self.LADDER[:1]
+        reads = step.io_size // step.bs
+        seconds = {f"ps{state}_s": 0.0 for state, _ in ladder}
+        for k, (state, starts) in enumerate(ladder):
+            ends = ladder[k + 1][1] if k + 1 < len(ladder) else float("inf")
+            seconds[f"ps{state}_s"] = max(0.0, min(thinktime_s, ends) - starts) * (reads - 1)
+        reached = max(state for state, starts in ladder if thinktime_s >= starts) if thinktime_s else 0
+        exit_ns = self.exits_us.get(reached, 0) * 1000
+        latencies = (80_000, *(80_000 + exit_ns + k % 3 * 1000 for k in range(1, reads)))  # the first follows start-up
+        stored = result(bs=step.bs).model_copy(update={"device": seconds})
+        return StepOutcome(stored, (f"fio job, thinktime {thinktime_s:g} s",)), latencies
+
+
+def wake_run(db: Path, name: str, exits_us: tuple[int, int] = (2000, 9000)) -> int:
+    """A finished idle-wake run of a WakingDrive, both policies, at scale 0.01 (3 repetitions)."""
+    switch = db.parent / f"pm_qos_latency_tolerance_us-{name}"
+    switch.write_text("100000\n")
+    scale = Scale(0.01)
+    with Store(db) as store:
+        run_id = store.create_run(name=name, target="/dev/nvme0n1", target_kind="device", suite="power",
+                                  suite_toml="", scale=scale.factor,
+                                  tests=compile_tests(["idle-wake"], scale, CAPACITY),
+                                  identity={"model": "SN850 stand-in"}, host={}, engine={"engine": "fio"},
+                                  options={})
+        execute(store, run_id, WakingDrive(switch, exits_us), SilentReporter(),
+                RunTelemetry(Telemetry(apst_switch=switch)), scale)
     return run_id

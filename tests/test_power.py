@@ -20,6 +20,7 @@ from ssdlab.telemetry.apst import ApstUnavailable
 from ssdlab.telemetry.during_run import RunTelemetry
 from ssdlab.telemetry.nvme import NvmeCli, parse_id_ctrl
 from ssdlab.telemetry.probe import Telemetry
+from tests.factories import result
 from tests.telemetry_data import SN850_STATES, golden, ok
 
 FIO = Path(__file__).parent / "golden" / "fio"
@@ -30,14 +31,15 @@ AFTER_IDLE = read_latencies(FIO / "idle-wake-0.05s_clat.1.log")  # 11 reads, 50 
 class FakeRun:
     """What execution gives a power test's `run`: timed reads answered from the recorded logs."""
 
-    def __init__(self, telemetry: RunTelemetry, scale: float = 1.0, apst: bool = True):
-        self.scale, self.telemetry, self.apst = Scale(scale), telemetry, apst
+    def __init__(self, telemetry: RunTelemetry, scale: float = 1.0, apst: bool = True, device=lambda idle_s: {}):
+        self.scale, self.telemetry, self.apst, self.device = Scale(scale), telemetry, apst, device
         self.reads: list[tuple] = []
         self.apst_now = "host"
 
     def timed_reads(self, step, thinktime_s, randseed):
         self.reads.append((step, thinktime_s, randseed, self.apst_now))
-        return WARM if thinktime_s == 0 else AFTER_IDLE[:step.io_size // step.bs]
+        reads = WARM if thinktime_s == 0 else AFTER_IDLE[:step.io_size // step.bs]
+        return reads, result(bs=step.bs).model_copy(update={"device": self.device(thinktime_s)})
 
     @contextmanager
     def apst_off(self):

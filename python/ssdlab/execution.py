@@ -32,10 +32,11 @@ from ssdlab.telemetry.throttle import ThrottleEvent
 
 
 class Reporter(Protocol):
-    """What a run tells its watcher (the progress bar, or nothing)."""
+    """What a run tells its watcher (the progress bar, or nothing). A step's `thinktime_s` is
+    the idle after each of its reads (idle-wake's timed reads)."""
 
     def test_started(self, position: int, total: int, test: Test) -> None: ...
-    def step_started(self, index: int, step: Step) -> None: ...
+    def step_started(self, index: int, step: Step, thinktime_s: float = 0.0) -> None: ...
     def step_progress(self, fraction: float, status: str) -> None: ...
     def step_finished(self, step: Step, result: StepResult) -> None: ...
     def test_finished(self, test: Test, score: dict[str, Any]) -> None: ...
@@ -45,7 +46,7 @@ class Reporter(Protocol):
 
 class SilentReporter:
     def test_started(self, position: int, total: int, test: Test) -> None: ...
-    def step_started(self, index: int, step: Step) -> None: ...
+    def step_started(self, index: int, step: Step, thinktime_s: float = 0.0) -> None: ...
     def step_progress(self, fraction: float, status: str) -> None: ...
     def step_finished(self, step: Step, result: StepResult) -> None: ...
     def test_finished(self, test: Test, score: dict[str, Any]) -> None: ...
@@ -117,13 +118,13 @@ class _TestRun:
             outcome = self.backend.run_step(step, self.reporter.step_progress)
         self._save(step, outcome, *self.telemetry.step_result(outcome.result))
 
-    def timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[int, ...]:
+    def timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[tuple[int, ...], StepResult]:
         """fio with the sampler quiet throughout: its idles are the measurement."""
-        self.reporter.step_started(len(self.watched), step)
+        self.reporter.step_started(len(self.watched), step, thinktime_s)
         with self.telemetry.quiet():
             outcome, latencies = self.backend.run_timed_reads(step, thinktime_s, randseed)
         self._save(step, outcome, outcome.result, StepTelemetry())
-        return latencies
+        return latencies, outcome.result
 
     def _save(self, step: Step, outcome: StepOutcome, result: StepResult, beside: StepTelemetry) -> None:
         index = len(self.watched)

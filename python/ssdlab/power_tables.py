@@ -1,12 +1,19 @@
 """The tables of the power suite's scores (catalogue/power.py), for `show` and the report:
-power states, APST and thermal thresholds; wake-up latency per idle length; idle power;
-the thermal soak's first throttle; health before the run and after its tests."""
+power states, APST and thermal thresholds; wake-up latency and power state per idle
+length; idle power; the thermal soak's first throttle; health before the run and after its
+tests."""
 
 from __future__ import annotations
 
 from typing import Any
 
 PowerTable = tuple[str, tuple[str, ...], list[tuple[str, ...]]]  # caption, header, rows
+WAKE_POLICIES = (("host policy", "host_policy"), ("APST off", "apst_off"))  # label, key in idle-wake's score
+
+
+def wake_policies(score: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The policies an idle-wake score measured, labelled, in order; none for another score."""
+    return [(label, score[key]) for label, key in WAKE_POLICIES if key in score]
 
 
 def _text(value: Any, unit: str = "") -> str:
@@ -31,14 +38,7 @@ def power_tables(test_id: str, score: dict[str, Any] | None) -> list[PowerTable]
                 ("APST and thermal thresholds", ("", ""), limits),
                 *([("APST table", ("from state", "idle ms", "to state"), apst)] if apst else [])]
     if test_id == "idle-wake":
-        policies = [(label, score[key]) for label, key in (("host policy", "host_policy"), ("APST off", "apst_off"))
-                    if key in score]
-        rows = [(idle_s, *(f"{p['by_idle_s'][idle_s]['wake_us']:.1f} / {p['by_idle_s'][idle_s]['max_wake_us']:.1f}"
-                           for _, p in policies))
-                for idle_s in policies[0][1]["by_idle_s"]]
-        warm = ("warm read", *(f"{p['warm_read_us']:.1f}" for _, p in policies))
-        return [("wake-up latency (first read minus a warm read), median / max µs",
-                 ("idle s", *(label for label, _ in policies)), [warm, *rows])]
+        return [_wake_table(score)]
     if test_id == "idle-power":
         return [("idle power", ("", "mW"), [("idle (APST on)", _text(score["value"])),
                                              ("active idle (APST off)", _text(score["active_idle_mw"]))])]
@@ -52,3 +52,21 @@ def power_tables(test_id: str, score: dict[str, Any] | None) -> list[PowerTable]
         return [("health before the run and after its tests", ("", "before", "after", "change"),
                  [tuple(row) for row in score["before_after"]])]
     return []
+
+
+def _wake_table(score: dict[str, Any]) -> PowerTable:
+    """Per idle length and policy, the wake-up latency and, where known, the power state after
+    that idle: reached (a simulated drive), or allowed by APST (a real one)."""
+    policies = wake_policies(score)
+    header, warm = ["idle s"], ["warm read"]
+    rows = {idle_s: [idle_s] for idle_s in policies[0][1]["by_idle_s"]}
+    for label, policy in policies:
+        basis = policy.get("power_state_is")  # absent where not known, and in scores stored before it was
+        header += [label, *([f"{label}: power state {basis}"] if basis else [])]
+        warm += [f"{policy['warm_read_us']:.1f}", *([""] if basis else [])]
+        for idle_s, row in rows.items():
+            figures = policy["by_idle_s"][idle_s]
+            row += [f"{figures['wake_us']:.1f} / {figures['max_wake_us']:.1f}",
+                    *([f"PS{figures['power_state']}"] if basis else [])]
+    return ("wake-up latency (first read minus a warm read), median / max µs", tuple(header),
+            [tuple(warm), *map(tuple, rows.values())])

@@ -12,8 +12,7 @@ from ssdlab import locks
 from ssdlab.backends import Backend
 from ssdlab.backends.fio import FioBackend
 from ssdlab.backends.sim import SimBackend
-from ssdlab.catalogue import Scale, check_selection, compile_tests, lookup
-from ssdlab.catalogue.estimate import step_seconds
+from ssdlab.catalogue import Scale, check_selection, compile_tests, estimated_seconds, lookup
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import execute
 from ssdlab.external import Commands
@@ -101,7 +100,7 @@ def dry_run_document(request: RunRequest) -> dict:
     return {"target": request.target, "capacity": capacity, "scale": request.scale.factor,
             "tests": [{"id": t.id, "steps": [s.model_dump(mode="json", include=set(keys))
                                              for s in t.steps]} for t in tests],
-            "estimated_seconds": round(sum(step_seconds(s) for t in tests for s in t.steps)),
+            "estimated_seconds": round(sum(estimated_seconds(t, request.scale) for t in tests)),
             "clock": clock, "refusals": refusals}
 
 
@@ -177,7 +176,7 @@ def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
         if not show_progress:
             execute(store, run_id, backend, AlarmReporter(), telemetry, scale)
             return
-        with ProgressReporter(tests) as reporter:
+        with ProgressReporter(tests, scale) as reporter:
             execute(store, run_id, backend, reporter, telemetry, scale)
     except KeyboardInterrupt:
         raise Interrupted(f"run {run_id} interrupted; finished tests are stored. "

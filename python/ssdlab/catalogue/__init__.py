@@ -5,6 +5,7 @@ from __future__ import annotations
 from ssdlab.catalogue.client import CLIENT_TESTS
 from ssdlab.catalogue.definitions import TestDef
 from ssdlab.catalogue.enterprise import ENTERPRISE_TESTS
+from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.catalogue.lab import LAB_TESTS
 from ssdlab.catalogue.power import POWER_TESTS, PowerTest
 from ssdlab.catalogue.scaling import Scale
@@ -41,4 +42,13 @@ def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity:
     return [lookup(t).compile(scale, capacity) for t in test_ids]
 
 
-__all__ = ["CATALOGUE", "PowerTest", "Scale", "TestDef", "check_selection", "compile_tests", "lookup"]
+def estimated_seconds(test: Test, scale: Scale) -> float:
+    """How long a compiled test takes, roughly: its steps, and what a power test does beyond
+    them (idle-wake's timed reads and their idles, idle-power's idle)."""
+    definition = lookup(test.id)
+    beyond = definition.run_seconds(scale) if isinstance(definition, PowerTest) else 0.0
+    return sum(step_seconds(s) for s in test.steps) + beyond
+
+
+__all__ = ["CATALOGUE", "PowerTest", "Scale", "TestDef", "check_selection", "compile_tests", "estimated_seconds",
+           "lookup"]

@@ -34,7 +34,8 @@ def busy_seconds(step: Step) -> float:
     return min(seconds, step.runtime) if step.runtime is not None else seconds
 
 
-def step_seconds(step: Step) -> float:
+def step_seconds(step: Step, thinktime_s: float = 0.0) -> float:
+    """`thinktime_s`: fio's idle after every I/O (idle-wake's timed reads)."""
     busy = busy_seconds(step)
     idle = busy * (1 - step.duty_cycle) / step.duty_cycle if step.duty_cycle else 0.0
-    return busy + idle + step.idle_after
+    return busy + idle + step.idle_after + thinktime_s * (step.bytes_limit // step.bs)

@@ -14,6 +14,8 @@ with the reason. Choices where METHODOLOGY.md leaves them open:
   read follows fio's start-up, not a timed idle, so each run reads once more than its
   repetitions. Warm reads: 1000 back-to-back 4 KiB QD1 random reads, before each policy's
   idle lengths. With the host's policy first, then with APST off when the host allows it.
+  The power state after each idle length: on a simulated drive the one it reached; on a
+  real drive the one its APST table allows (analysis/power_states.py), read before the idles.
 - idle-power and thermal-soak scale their times (--scale, at least 1 s); idle-wake scales
   its repetitions (at least 3) and warm reads (at least 100), never its idle lengths.
 """
@@ -26,19 +28,21 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ssdlab.analysis.power_states import ALLOWED_BY_APST, REACHED, apst_allowed_state, deepest_state
 from ssdlab.analysis.scores import Measured
-from ssdlab.analysis.wake import wake_table
+from ssdlab.analysis.wake import IdleStates, wake_table
 from ssdlab.catalogue.definitions import PRECONDITION_BS, PRECONDITION_QD, data_present, purge
+from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.documents import health_document, health_rows
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Op, Step, Test
+from ssdlab.model import Op, Step, StepResult, Test
 from ssdlab.telemetry.apst import ApstUnavailable
 from ssdlab.telemetry.during_run import RunTelemetry
 from ssdlab.telemetry.needs import Need
 from ssdlab.telemetry.nvme import APST, HOST_THERMAL_MANAGEMENT, POWER_MANAGEMENT
 from ssdlab.telemetry.probe import attempt
-from ssdlab.telemetry.records import HealthLog
+from ssdlab.telemetry.records import ApstEntry, HealthLog
 from ssdlab.telemetry.results import TestHealth
 from ssdlab.telemetry.throttle import ThrottleEvent
 from ssdlab.units import MB, GiB, KiB
@@ -50,6 +54,7 @@ WAKE_SPAN = 16 * GiB
 WAKE_BS = 4 * KiB
 IDLE_POWER_S = 120.0
 SOAK_S = 1200.0
+HOST_POLICY, APST_OFF = "host APST policy", "APST off"
 
 Throttles = Mapping[int, Sequence[ThrottleEvent]]
 
@@ -60,9 +65,9 @@ class TestRun(Protocol):
     scale: Scale
     telemetry: RunTelemetry
 
-    def timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[int, ...]:
+    def timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[tuple[int, ...], StepResult]:
         """Each read's latency (ns), through fio idling `thinktime_s` after every I/O, no
-        sensor read meanwhile; the fio run is stored as the test's next step."""
+        sensor read meanwhile, and the fio run's result, stored as the test's next step."""
 
     def apst_off(self) -> AbstractContextManager[None]:
         """APST off inside the block (telemetry/apst.py); ApstUnavailable when it cannot be."""
@@ -95,6 +100,10 @@ class PowerTest(ABC):
     def run(self, run: TestRun) -> dict[str, Any]:
         """What the test measures beyond its steps, for `result`."""
         return {}
+
+    def run_seconds(self, scale: Scale) -> float:
+        """How long `run` keeps the drive, roughly (catalogue/estimate.py)."""
+        return 0.0
 
     @abstractmethod
     def result(self, found: dict[str, Any], measured: Measured, throttles: Throttles) -> dict[str, Any]: ...
@@ -139,29 +148,77 @@ class IdleWake(PowerTest):
         return [purge(capacity), data_present(self.span(scale))]
 
     def run(self, run: TestRun) -> dict[str, Any]:
-        found = {"host_policy": self._policy(run, "host APST policy", seed=1)}
+        apst = _apst_conditions(run)  # before any idle: no admin command inside one
+        found = {"host_policy": self._policy(run, HOST_POLICY, seed=1, apst=apst)}
         try:
             with run.apst_off():
-                found["apst_off"] = self._policy(run, "APST off", seed=1001)
+                off = None if apst is None else ApstConditions((), apst.start_state)  # no transition
+                found["apst_off"] = self._policy(run, APST_OFF, seed=1001, apst=off)
         except ApstUnavailable as exc:
             run.telemetry.note(f"idle-wake measured with the host's APST policy only: {exc}")
         return found
 
-    def _policy(self, run: TestRun, policy: str, seed: int) -> dict[str, Any]:
-        span, scale = self.span(run.scale), run.scale
+    def run_seconds(self, scale: Scale) -> float:
+        return sum(step_seconds(step, idle_s) for policy in (HOST_POLICY, APST_OFF)
+                   for step, idle_s in self._fio_runs(scale, policy))
+
+    def _fio_runs(self, scale: Scale, policy: str) -> list[tuple[Step, float]]:
+        """One policy's fio runs in order, each with the idle after every read: the warm
+        reads, then one run per idle length."""
+        span = self.span(scale)
 
         def reads(label: str, count: int) -> Step:
             return Step(label=f"{label} ({policy})", rw=Op.RANDREAD, bs=WAKE_BS, size=span, io_size=count * WAKE_BS)
 
-        warm = run.timed_reads(reads("warm reads", scale.repetitions(WARM_READS, WARM_READS_FLOOR)), 0.0, seed)
         count = scale.repetitions(WAKE_REPETITIONS, WAKE_REPETITIONS_FLOOR) + 1  # the first follows fio's start
-        first = {idle_s: run.timed_reads(reads(f"reads after {idle_s:g} s idle", count), idle_s, seed + k + 1)[1:]
-                 for k, idle_s in enumerate(IDLE_LENGTHS_S)}
-        return wake_table(warm, first)
+        return [(reads("warm reads", scale.repetitions(WARM_READS, WARM_READS_FLOOR)), 0.0),
+                *((reads(f"reads after {idle_s:g} s idle", count), idle_s) for idle_s in IDLE_LENGTHS_S)]
+
+    def _policy(self, run: TestRun, policy: str, seed: int, apst: ApstConditions | None) -> dict[str, Any]:
+        (warm, _), *after = [run.timed_reads(step, idle_s, seed + k)
+                             for k, (step, idle_s) in enumerate(self._fio_runs(run.scale, policy))]
+        first = {idle_s: reads[1:] for idle_s, (reads, _) in zip(IDLE_LENGTHS_S, after, strict=True)}
+        devices = {idle_s: result.device for idle_s, (_, result) in zip(IDLE_LENGTHS_S, after, strict=True)}
+        return wake_table(warm, first, _power_states(devices, apst))
 
     def result(self, found: dict[str, Any], measured: Measured, throttles: Throttles) -> dict[str, Any]:
         longest = found["host_policy"]["by_idle_s"][f"{IDLE_LENGTHS_S[-1]:g}"]["wake_us"]
         return _score(self.primary_score, longest, "µs", **found)
+
+
+@dataclass(frozen=True)
+class ApstConditions:
+    """What a real drive's APST allows while idle-wake measures: the host's table (no entries
+    when APST is off) and the state the drive idles from."""
+
+    entries: tuple[ApstEntry, ...]
+    start_state: int
+
+
+def _apst_conditions(run: TestRun) -> ApstConditions | None:
+    """Read through nvme-cli (features 0x0c and 0x02); None without it, with a note why."""
+    nvme, notes = run.telemetry.probed.nvme, []
+    if nvme is None:
+        return None
+    apst = attempt(lambda: nvme.get_feature(APST), notes)
+    current = attempt(lambda: nvme.get_feature(POWER_MANAGEMENT), notes)
+    for note in notes:
+        run.telemetry.note(f"idle-wake cannot say which power state APST allows: {note}")
+    if apst is None or current is None:
+        return None
+    return ApstConditions(apst.entries if apst.enabled else (), current.power_state)
+
+
+def _power_states(devices: Mapping[float, Mapping[str, float] | None],
+                  apst: ApstConditions | None) -> IdleStates | None:
+    """Per idle length, the state the simulated drive reached (its counters of the fio run
+    of that length), else the state a real drive's APST allows; None when neither is known."""
+    reached = {idle_s: deepest_state(device) for idle_s, device in devices.items()}
+    if all(state is not None for state in reached.values()):
+        return REACHED, reached
+    if apst is None:
+        return None
+    return ALLOWED_BY_APST, {idle_s: apst_allowed_state(apst.entries, apst.start_state, idle_s) for idle_s in devices}
 
 
 @dataclass(frozen=True)
@@ -171,6 +228,9 @@ class IdlePower(PowerTest):
 
     def steps(self, scale: Scale, capacity: int) -> list[Step]:
         return [purge(capacity)]
+
+    def run_seconds(self, scale: Scale) -> float:
+        return 2 * scale.runtime(IDLE_POWER_S)  # APST off, then on
 
     def run(self, run: TestRun) -> dict[str, Any]:
         seconds = run.scale.runtime(IDLE_POWER_S)

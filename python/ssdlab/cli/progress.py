@@ -1,8 +1,10 @@
 """The progress bar of a run: test, step, QD, elapsed and ETA; and the telemetry's notes and
 alarms, printed as they happen (with or without the bar).
 
-The bar's total is the estimated time of the remaining steps (catalogue.estimate),
-so rich's ETA starts from nominal rates and follows the measured pace."""
+The bar's total is the estimated time of the remaining tests (catalogue.estimated_seconds),
+so rich's ETA starts from nominal rates and follows the measured pace. Each test starts the
+bar where the estimates of the tests before it end: a skipped test, or the time a power test
+spends beyond its steps (idle-power's idle), moves it on."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from ssdlab.catalogue import Scale, estimated_seconds
 from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.cli.output import err_console, print_alarm, shown
 from ssdlab.execution import SilentReporter
@@ -32,12 +35,16 @@ class AlarmReporter(SilentReporter):
 
 
 class ProgressReporter(AlarmReporter):
-    def __init__(self, tests: list[Test]):
+    def __init__(self, tests: list[Test], scale: Scale):
         self._progress = Progress(
             TextColumn("[bold]{task.fields[test]}[/]"), TextColumn("{task.fields[step]}"),
             BarColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
             console=err_console, transient=False)
-        total = sum(step_seconds(s) for t in tests for s in t.steps)
+        self._starts: dict[str, float] = {}
+        total = 0.0
+        for test in tests:
+            self._starts[test.id] = total
+            total += estimated_seconds(test, scale)
         self._task = self._progress.add_task("run", total=total, test="", step="")
         self._done = 0.0
         self._current = 0.0
@@ -51,10 +58,11 @@ class ProgressReporter(AlarmReporter):
         self._progress.stop()
 
     def test_started(self, position: int, total: int, test: Test) -> None:
-        self._progress.update(self._task, test=f"{position}/{total} {test.id}")
+        self._done = self._starts[test.id]
+        self._progress.update(self._task, test=f"{position}/{total} {test.id}", completed=self._done)
 
-    def step_started(self, index: int, step: Step) -> None:
-        self._current = step_seconds(step)
+    def step_started(self, index: int, step: Step, thinktime_s: float = 0.0) -> None:
+        self._current = step_seconds(step, thinktime_s)
         self._label = f"{step.label} (QD{step.iodepth}, {step.phase.value})"
         self._progress.update(self._task, step=self._label, completed=self._done)
 

@@ -5,6 +5,7 @@
     charts    Vega-Lite chart specs (altair), units on every axis
     sections  the section of each test, chosen by the shape of its measured steps
     lab_sections  the shapes of the lab and enterprise tests (registered here)
+    power_sections  the charts of the power suite's scores (idle-wake's wake-up latency)
     page      the HTML page (jinja2, autoescaped), with Vega inlined
     export    the charts as PNG and SVG files
 """

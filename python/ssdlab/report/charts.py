@@ -10,6 +10,7 @@ chart: validating thousands of fill points against the schema would cost seconds
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -179,3 +180,39 @@ def temperature_beside_throughput(name: str, title: str, throughput: Rows, tempe
                         ).resolve_scale(x="shared")
     return _chart(name, title, chart, throughput=throughput, temperatures=temperatures, events=events,
                   step_starts=step_starts)
+
+
+def wake_latency(name: str, title: str, rows: Rows, labels: Sequence[str]) -> Chart:
+    """Rows: run, policy, idle_s, wake_us, max_wake_us, power_state (text, empty when not
+    known). Idle lengths run from 0.01 to 30 s: a log axis. Wake-up latency runs from µs to ms
+    and may fall below 0 (a first read faster than the warm median): a symlog axis. The line
+    joins the medians of the repetitions, the rule above each point reaches their maximum;
+    runs by colour, policies by dash."""
+    idles = sorted({r["idle_s"] for r in rows})
+    policies = list(dict.fromkeys(r["policy"] for r in rows))  # the host's first: a solid line
+    x = alt.X("idle_s:Q", title="idle before the read (s)",
+              scale=alt.Scale(type="log", domain=[idles[0], idles[-1]]), axis=alt.Axis(values=idles))
+    decades = _decades(min(r["wake_us"] for r in rows), max(r["max_wake_us"] for r in rows))
+    y = alt.Y("wake_us:Q", title="wake-up latency, first read minus warm read (µs)",
+              scale=alt.Scale(type="symlog", domain=[decades[0], decades[-1]]),
+              axis=alt.Axis(values=decades, format=",.0f"))
+    tooltip = ["run:N", "policy:N", alt.Tooltip("idle_s:Q", title="idle (s)"),
+               alt.Tooltip("wake_us:Q", title="median (µs)", format=",.1f"),
+               alt.Tooltip("max_wake_us:Q", title="max (µs)", format=",.1f"), "power_state:N"]
+    colour = _by_run(alt.Color, labels)
+    spread = _base("rows").mark_rule(opacity=0.6).encode(x=x, y=y, y2="max_wake_us:Q", color=colour, tooltip=tooltip)
+    # the points in a layer of their own: on the line, they would stand for the dashes in the legend
+    medians = _base("rows").mark_line().encode(
+        x=x, y=y, color=colour, strokeDash=alt.StrokeDash("policy:N", title="policy", sort=policies,
+                                                          legend=alt.Legend(orient="bottom", symbolType="stroke")))
+    points = _base("rows").mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip)
+    return _chart(name, title, alt.layer(spread, medians, points), rows=rows)
+
+
+def _decades(low: float, high: float) -> list[float]:
+    """Ticks of a symlog axis from `low` to `high`: 0 and the powers of ten each side of it
+    (Vega's own leave the decades near 0 bare)."""
+    def powers(limit: float) -> list[float]:
+        return [10.0 ** k for k in range(math.ceil(math.log10(max(limit, 1.0))) + 1)]
+    below = powers(-low) if low < 0 else []
+    return [*(-t for t in reversed(below)), 0.0, *powers(high)]

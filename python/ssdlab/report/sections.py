@@ -14,7 +14,8 @@ another. Every section also gets a bar chart of the primary score per run, a
 table of throughput and latency percentiles per step, and the test's conditions;
 and where telemetry was read, the temperature beside the throughput with the
 throttle events marked, a table of those events, and the drive's health before
-and after the test.
+and after the test. A power test's score adds its own charts (power_sections.py) and
+tables (power_tables.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ssdlab.report.charts import (
     temperature_beside_throughput,
 )
 from ssdlab.report.data import ReportData, TestGroup
+from ssdlab.report.power_sections import power_charts
 from ssdlab.store import StepRecord
 from ssdlab.units import KiB
 
@@ -102,7 +104,7 @@ def _section(group: TestGroup, labels: list[str]) -> Section:
     throttles = _throttle_table(group)
     return Section(test=group.id, title=f"{group.id}: {group.title}", kind=kind,
                    findings=(*skipped, *view.findings),
-                   charts=tuple([*view.charts, *extra]),
+                   charts=tuple([*power_charts(group, labels), *view.charts, *extra]),
                    tables=(*_power_tables(group), _step_table(group), *([throttles] if throttles else []),
                            *_health_tables(group), _conditions_table(group)))
 
