@@ -5,9 +5,11 @@ and resumes; fio never outlives a killed ssdlab."""
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,15 @@ def holds_run(proc: subprocess.Popen, db: Path, run_id: int = 1) -> bool:
     """Whether `proc` itself holds the run's lock: /proc/locks names files by inode, and a
     process of an earlier test may still hold a lock on an inode that was reused since."""
     return proc.pid in locks.holders(locks.run_lock_path(db, run_id))
+
+
+def runs_it(proc: subprocess.Popen, db: Path, run_id: int = 1) -> bool:
+    """Whether `proc` holds the run and the run is stored: the lock is taken just before the
+    run's row is committed, and an interrupt in between leaves no run to resume."""
+    if not holds_run(proc, db, run_id):
+        return False
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+        return con.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
 
 
 def said(stderr: str) -> str:
@@ -130,7 +141,7 @@ def test_resuming_a_live_run_is_refused_and_a_killed_run_is_interrupted_then_res
 def test_a_terminated_run_says_how_to_resume_and_resumes(tmp_path, signum):
     db = tmp_path / "runs.db"
     proc = ssdlab(*SIM_RUN, db=db)
-    wait_for(lambda: holds_run(proc, db), proc, "the run")
+    wait_for(lambda: runs_it(proc, db), proc, "the run")
     proc.send_signal(signum)
     assert proc.wait(timeout=120) != 0
     stderr = proc.stderr.read()

@@ -171,8 +171,8 @@ def _simulated_telemetry(spec: str) -> RunTelemetry:
 
 def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
              show_progress: bool, telemetry: RunTelemetry, scale: Scale) -> None:
-    from ssdlab.cli.progress import AlarmReporter, ProgressReporter
-    try:
+    try:  # from the moment the run exists: an interrupt then always says how to resume
+        from ssdlab.cli.progress import AlarmReporter, ProgressReporter
         if not show_progress:
             execute(store, run_id, backend, AlarmReporter(), telemetry, scale)
             return
