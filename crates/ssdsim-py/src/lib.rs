@@ -72,7 +72,7 @@ impl Drive {
         seed = 1,
         apst_max_latency_us = ssdsim::power::DEFAULT_MAX_LATENCY_US,
         low_power_states = true,
-        cooling = "bare",
+        cooling = "heatsink",
         ambient_c = ssdsim::thermal::DEFAULT_AMBIENT_C,
     ))]
     fn new(

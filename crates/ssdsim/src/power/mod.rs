@@ -46,7 +46,7 @@ pub struct Platform {
 }
 
 impl Default for Platform {
-    /// Linux's defaults on a platform that reaches every state, a bare drive in a room.
+    /// Linux's defaults on a platform that reaches every state; the default cooling and air.
     fn default() -> Platform {
         Platform {
             apst_max_latency_us: DEFAULT_MAX_LATENCY_US,

@@ -32,16 +32,20 @@ pub const TICK_NS: u64 = 100_000_000;
 
 /// The air around the drive when a run does not say: inside a desktop case under load,
 /// about 10 K above a 25 °C room (typical value, an estimate: not among the published
-/// facts). With the SN850's estimated resistances it makes the drive throttle within
-/// about 20 minutes of sequential writing without a heatsink (CALIBRATION.md, "WD SN850").
+/// facts). With the SN850's estimated resistances it makes the bare drive throttle within
+/// about 20 minutes of sequential writing, and not with a heatsink (CALIBRATION.md, "WD
+/// SN850"; tests/thermal.rs).
 pub const DEFAULT_AMBIENT_C: f64 = 35.0;
 
 /// How the drive is cooled: which of the preset's board-to-air resistances applies.
+/// By default a heatsink: most desktop boards put one over their M.2 slots, and the
+/// published throughput figures were measured on drives that did not throttle (the
+/// SN850's throttling was found in a separate soak without one, CALIBRATION.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Cooling {
     /// A bare M.2 board in a case with little airflow.
-    #[default]
     Bare,
+    #[default]
     Heatsink,
     /// Air blown over the drive.
     Fan,

@@ -19,7 +19,7 @@ pub fn preset(name: &str) -> DriveConfig {
 /// spec-sheet benchmark keeps its drive busy: a drive that never sleeps between the steps
 /// of a calibration (its idles would otherwise put a wake-up from PS4 in a 1 s measurement).
 /// Its drives did not throttle in the throughput tests (the SN850's throttling was reported
-/// from a separate soak): a heatsink.
+/// from a separate soak): a heatsink, as by default.
 pub const MEASURING_PLATFORM: Platform = Platform {
     apst_max_latency_us: ssdsim::power::DEFAULT_MAX_LATENCY_US,
     low_power_states: false,
