@@ -75,10 +75,12 @@ def test_report_structure_snapshot(page):
                          "conditions"]
     # shape, charts, rows of each table (steps and directions, then conditions per run)
     assert got["summary"] == (None, 0, [8])
-    assert got["test-rand-read-burst"] == ("generic", 1, [3, 3])     # the score bars
-    assert got["test-seq-write-sustained"] == ("qd", 2, [12, 2])     # 6 QDs x 2 runs
-    assert got["test-mixed-random"] == ("mix", 2, [40, 2])           # 11 mixes, 9 with 2 dirs
-    assert got["test-whole-drive-fill"] == ("fill", 5, [3, 3])       # compared + 1 per run + score
+    # a simulated run's tests have the drive's health before and after: 13 rows each
+    health = [13, 13]
+    assert got["test-rand-read-burst"] == ("generic", 1, [3, *health, 3])     # the score bars
+    assert got["test-seq-write-sustained"] == ("qd", 2, [12, *health, 2])     # 6 QDs x 2 runs
+    assert got["test-mixed-random"] == ("mix", 2, [40, *health, 2])           # 11 mixes, 9 with 2 dirs
+    assert got["test-whole-drive-fill"] == ("fill", 5, [3, *health, 3])       # compared + 1 per run + score
     assert got["test-bs-sweep"] == ("bs", 2, [48, 1])
     assert got["test-seq-write-states"] == ("states", 3, [3, 1])   # per state, per second
     assert got["test-max-write-latency"] == ("cases", 2, [5, 1])
@@ -128,7 +130,7 @@ def test_fill_chart_marks_the_cache_boundary_and_shades_the_phases(page):
 
 def test_what_telemetry_could_not_read_is_in_the_conditions_and_nothing_alarms(page):
     conditions = page[page.index('id="conditions"'):]
-    note = "no telemetry: a simulated drive&#39;s telemetry comes from the simulator"
+    note = "telemetry in part only: the preset has no thermal model: no temperature"
     assert conditions.count(f"<td>telemetry note</td><td>{note}</td>") == 2  # one per simulated run
     assert 'id="alarms"' not in page
 

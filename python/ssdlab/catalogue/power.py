@@ -14,6 +14,8 @@ with the reason. Choices where METHODOLOGY.md leaves them open:
   read follows fio's start-up, not a timed idle, so each run reads once more than its
   repetitions. Warm reads: 1000 back-to-back 4 KiB QD1 random reads, before each policy's
   idle lengths. With the host's policy first, then with APST off when the host allows it.
+  On a simulated drive each read is a step of its own followed by the idle, in drive time
+  (backends/sim.py), and "APST off" switches the simulated host's limit.
 - idle-power and thermal-soak scale their times (--scale, at least 1 s); idle-wake scales
   its repetitions (at least 3) and warm reads (at least 100), never its idle lengths.
 """
@@ -133,7 +135,7 @@ class IdleWake(PowerTest):
         return scale.span(WAKE_SPAN)
 
     def needs(self) -> tuple[Need, ...]:
-        return (Need.WALL_CLOCK,)
+        return ()  # fio's latency log, or the simulator's reads in drive time
 
     def steps(self, scale: Scale, capacity: int) -> list[Step]:
         return [purge(capacity), data_present(self.span(scale))]
@@ -167,7 +169,7 @@ class IdleWake(PowerTest):
 @dataclass(frozen=True)
 class IdlePower(PowerTest):
     def needs(self) -> tuple[Need, ...]:
-        return (Need.POWER_METER, Need.WALL_CLOCK)
+        return (Need.WALL_CLOCK, Need.POWER_METER)
 
     def steps(self, scale: Scale, capacity: int) -> list[Step]:
         return [purge(capacity)]

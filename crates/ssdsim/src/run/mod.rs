@@ -52,7 +52,11 @@ pub struct Drive {
     cfg: DriveConfig,
     dev: Controller,
     power: Power,
+    platform: Platform,
     now: u64,
+    /// Virtual time spent on host commands (steps' busy time and purges), ns.
+    busy_ns: u64,
+    seed: u64,
     rng: Rng,
 }
 
@@ -77,9 +81,12 @@ impl Drive {
         let dev = Controller::new(&cfg)?;
         Ok(Drive {
             power: Power::new(&cfg, platform),
+            platform,
             cfg,
             dev,
             now: 0,
+            busy_ns: 0,
+            seed,
             rng: Rng::new(seed),
         })
     }
@@ -87,6 +94,17 @@ impl Drive {
     /// The host's power management changes, from the next step on.
     pub fn set_platform(&mut self, platform: Platform) {
         self.power.set_platform(platform);
+        self.platform = platform;
+    }
+
+    /// The host's power management the drive is on now.
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+
+    /// The seed the drive was made with.
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 
     pub fn config(&self) -> &DriveConfig {
@@ -106,6 +124,11 @@ impl Drive {
     /// Virtual time since the drive was created, seconds.
     pub fn now_s(&self) -> f64 {
         self.now as f64 / NS_PER_S
+    }
+
+    /// Virtual time spent on host commands since the drive was created, seconds.
+    pub fn busy_s(&self) -> f64 {
+        self.busy_ns as f64 / NS_PER_S
     }
 
     /// Cumulative counters and current state.
@@ -145,6 +168,7 @@ impl Drive {
         if step.is_purge() {
             self.power.command_at(t0); // a sanitize is a command: the drive wakes for it
             self.now = self.dev.purge(t0);
+            self.busy_ns += self.now - t0;
             let after = self.dev.snapshot();
             let energy = self
                 .power
@@ -161,6 +185,7 @@ impl Drive {
         match closed_loop::run(&mut self.dev, &mut self.power, step, commands, &mut rec, t0) {
             Ok(timing) => {
                 self.now = timing.end;
+                self.busy_ns += timing.busy_ns;
                 let energy = self.power.step_energy(
                     timing.busy_ns,
                     timing.idle_ns,
