@@ -8,11 +8,15 @@ from html.parser import HTMLParser
 import pytest
 
 from ssdlab.report.sections import anchor
+from ssdlab.store import Store
 from tests.conftest import run_cli
 from tests.report_runs import HOSTILE_MODEL, HOSTILE_NAME, sim_runs, synthetic_run
 
 LAB_TESTS = ["bs-sweep", "seq-write-states", "max-write-latency", "trim", "rand-read-burst",
              "whole-drive-fill"]
+
+
+DEVICE_NOTE = "no telemetry: nvme-cli is not installed (apt install nvme-cli)"
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +26,8 @@ def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("report") / "ssdlab.db"
     sim_runs(path)
     synthetic_run(path, LAB_TESTS)
+    with Store(path) as store:
+        store.add_telemetry_notes(3, [DEVICE_NOTE])
     return path
 
 
@@ -75,10 +81,13 @@ def test_report_structure_snapshot(page):
                          "conditions"]
     # shape, charts, rows of each table (steps and directions, then conditions per run)
     assert got["summary"] == (None, 0, [8])
-    assert got["test-rand-read-burst"] == ("generic", 1, [3, 3])     # the score bars
-    assert got["test-seq-write-sustained"] == ("qd", 2, [12, 2])     # 6 QDs x 2 runs
-    assert got["test-mixed-random"] == ("mix", 2, [40, 2])           # 11 mixes, 9 with 2 dirs
-    assert got["test-whole-drive-fill"] == ("fill", 5, [3, 3])       # compared + 1 per run + score
+    # a simulated run's tests have the drive's health before and after: 14 rows each (its
+    # temperature among them), and a temperature chart beside the throughput
+    health = [14, 14]
+    assert got["test-rand-read-burst"] == ("generic", 2, [3, *health, 3])     # the score bars
+    assert got["test-seq-write-sustained"] == ("qd", 3, [12, *health, 2])     # 6 QDs x 2 runs
+    assert got["test-mixed-random"] == ("mix", 3, [40, *health, 2])           # 11 mixes, 9 with 2 dirs
+    assert got["test-whole-drive-fill"] == ("fill", 6, [3, *health, 3])       # compared + 1 per run + score
     assert got["test-bs-sweep"] == ("bs", 2, [48, 1])
     assert got["test-seq-write-states"] == ("states", 3, [3, 1])   # per state, per second
     assert got["test-max-write-latency"] == ("cases", 2, [5, 1])
@@ -93,7 +102,7 @@ def test_chart_specs_are_inline_with_units_on_every_axis(page):
     for name, spec in specs.items():
         titles = [t for t in axis_titles(spec) if t]
         assert titles, name
-        units = r"\((MB/s|GiB|QD|%|KiB|IOPS|ms|µs|s|ops/s|K IOPS)\)$"
+        units = r"\((MB/s|GiB|QD|%|KiB|IOPS|ms|µs|s|ops/s|K IOPS|°C)\)$"
         assert all(re.search(units, t) for t in titles), (name, titles)
 
 
@@ -128,8 +137,9 @@ def test_fill_chart_marks_the_cache_boundary_and_shades_the_phases(page):
 
 def test_what_telemetry_could_not_read_is_in_the_conditions_and_nothing_alarms(page):
     conditions = page[page.index('id="conditions"'):]
-    note = "no telemetry: a simulated drive&#39;s telemetry comes from the simulator"
-    assert conditions.count(f"<td>telemetry note</td><td>{note}</td>") == 2  # one per simulated run
+    # the simulated drives' telemetry is complete; the device's run has the note of its own
+    assert conditions.count("<td>telemetry note</td>") == 1
+    assert f"<td>telemetry note</td><td>{DEVICE_NOTE}</td>" in conditions
     assert 'id="alarms"' not in page
 
 

@@ -78,7 +78,6 @@ def test_sata_through_smartctl(sysfs):
     (Target("/var/tmp/ssdlab.img", TargetKind.FILE, Path("/var/tmp/ssdlab.img"), 10**9),
      "a file target has no health log"),
     (device("/dev/loop0"), "/dev/loop0 is not an NVMe or SATA device"),
-    (Target("sim:wd-sn850-1tb", TargetKind.SIM, None, 0), "a simulated drive's telemetry comes from the simulator"),
 ])
 def test_targets_without_telemetry(sysfs, target, reason):
     commands = ReplayCommands(dict(NVME_CLI))

@@ -4,9 +4,11 @@ off) that lets the drive reach its non-operational states or not, cooled (`bare`
 `heatsink` or `fan`) in air at `ambient_c` °C; each step goes in as the
 JSON of an ssdlab.model.Step (`Step.model_dump_json()`, unknown fields refused) and its
 whole result comes out as a dict, with its `energy` (None without a power model): `busy_j`,
-`idle_j`, `state_s` (seconds in each power state) and `work`, and its `temperature_c` (one
-reading per second of drive time, empty when the drive does not heat). The GIL is released while a
-step runs."""
+`idle_j`, `state_s` (seconds in each power state) and `work`, and its `temperature_c` (°C
+at each second of drive time, empty when the drive does not heat). The GIL is released while
+a step runs. The drive also answers as an NVMe drive answers nvme-cli 2.6+: its health log
+and Identify Controller as JSON, and features 02h, 0Ch and 10h as `get-feature -H` prints
+them."""
 
 from typing import Any
 
@@ -20,6 +22,10 @@ class StepError(ValueError):
 class DriveFailed(RuntimeError):
     """The simulated drive failed as a real one would (it overheated and dropped off the
     bus); it runs further steps, and its health log remembers."""
+
+class FeatureError(ValueError):
+    """The drive does not support the feature: the message is the status a real drive
+    returns (Invalid Field in Command), as nvme-cli prints it."""
 
 class InternalError(RuntimeError):
     """A bug in the simulator (a caught panic); the drive refuses further steps."""
@@ -36,3 +42,9 @@ class Drive:
     def now_s(self) -> float: ...
     def run_step(self, step_json: str) -> dict[str, Any]: ...
     def counters(self) -> dict[str, Any]: ...
+    @property
+    def apst_max_latency_us(self) -> int: ...
+    def set_apst_max_latency_us(self, us: int) -> None: ...
+    def smart_log_json(self) -> str: ...
+    def id_ctrl_json(self) -> str: ...
+    def get_feature(self, fid: int) -> str: ...

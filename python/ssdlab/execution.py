@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from ssdlab.backends import Backend, StepOutcome
+from ssdlab.backends.sim import SimBackend
 from ssdlab.catalogue import PowerTest, Scale, lookup
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Phase, RunStatus, Step, StepResult, Test, TestStatus
@@ -116,7 +117,7 @@ class _TestRun:
         self.reporter.step_started(len(self.watched), step)
         with self.telemetry.watching_step():
             outcome = self.backend.run_step(step, self.reporter.step_progress)
-        self._save(step, outcome, *self.telemetry.step_result(outcome.result))
+        self._save(step, outcome, *self.telemetry.step_result(outcome.result, outcome.temperature_c))
 
     def timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[tuple[int, ...], StepResult]:
         """fio with the sampler quiet throughout: its idles are the measurement."""
@@ -136,6 +137,8 @@ class _TestRun:
             self.measured.append((step, result))
 
     def apst_off(self) -> AbstractContextManager[None]:
+        if isinstance(self.backend, SimBackend):  # the simulated drive's own host (backends/sim.py)
+            return self.backend.apst_off()
         switch = self.telemetry.probed.apst_switch
         if switch is None:
             raise ApstUnavailable("this target has no APST switch the kernel manages "

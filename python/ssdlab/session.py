@@ -12,6 +12,14 @@ from ssdlab import locks
 from ssdlab.backends import Backend
 from ssdlab.backends.fio import FioBackend
 from ssdlab.backends.sim import SimBackend
+from ssdlab.backends.sim_host import (
+    DEFAULT_HOST,
+    MAX_AMBIENT_C,
+    MAX_APST_LATENCY_US,
+    MIN_AMBIENT_C,
+    Cooling,
+    SimHost,
+)
 from ssdlab.catalogue import Scale, check_selection, compile_tests, estimated_seconds, lookup
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import execute
@@ -26,7 +34,10 @@ from ssdlab.targets.sysfs import SYSFS
 from ssdlab.telemetry.during_run import RunTelemetry
 from ssdlab.telemetry.meters import PowerMeter, parse_power_meter
 from ssdlab.telemetry.probe import probe
+from ssdlab.telemetry.simulated import SimulatedNvme
 from ssdlab.units import GiB
+
+SIM_HOST = "sim_host"  # the run option that keeps a simulated drive's SimHost
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,11 @@ class RunRequest:
     force: bool = False
     db: Path | None = None
     power_meter: str | None = None  # --power-meter: a command, or hwmon:PATH
+    # a simulated drive's host (backends/sim_host.py); None: the simulator's default
+    apst_latency_us: int | None = None  # --apst-latency-us
+    no_low_power_states: bool = False  # --no-low-power-states
+    cooling: Cooling | None = None  # --cooling
+    ambient_c: float | None = None  # --ambient-c
 
 
 def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
@@ -61,7 +77,7 @@ def default_file_size(test_ids: list[str], scale: Scale) -> int:
 def planned_capacity(request: RunRequest, test_ids: list[str]) -> int:
     """The target's capacity without touching it (for planning and --dry-run)."""
     if request.target.startswith(SIM_PREFIX):
-        return open_simulated(request.target)[0].capacity
+        return open_simulated(request.target, host=sim_host(request))[0].capacity
     path = Path(request.target).expanduser()
     if path.is_block_device():
         return resolve.device_capacity(path)
@@ -84,8 +100,31 @@ def power_meter(request: RunRequest) -> PowerMeter | None:
     return parse_power_meter(request.power_meter)
 
 
+def sim_host(request: RunRequest) -> SimHost | None:
+    """The host of a simulated drive from the run's options; None for a real target, whose
+    host is the machine itself (the options are refused for it)."""
+    given = {"--apst-latency-us": request.apst_latency_us is not None,
+             "--no-low-power-states": request.no_low_power_states,
+             "--cooling": request.cooling is not None, "--ambient-c": request.ambient_c is not None}
+    if not request.target.startswith(SIM_PREFIX):
+        if named := [option for option, set_ in given.items() if set_]:
+            raise SsdlabError(f"{' and '.join(named)} set up a simulated drive's host; a real drive's is this "
+                              "machine. Leave them out, or give a sim:PRESET target")
+        return None
+    latency, ambient = request.apst_latency_us, request.ambient_c
+    if latency is not None and not 0 <= latency <= MAX_APST_LATENCY_US:
+        raise SsdlabError(f"--apst-latency-us must be 0 (APST off) to {MAX_APST_LATENCY_US} µs, not {latency}")
+    if ambient is not None and not MIN_AMBIENT_C <= ambient <= MAX_AMBIENT_C:  # NaN too
+        raise SsdlabError(f"--ambient-c must be {MIN_AMBIENT_C:g} to {MAX_AMBIENT_C:g} °C, not {ambient:g}")
+    host = SimHost(low_power_states=not request.no_low_power_states, cooling=request.cooling, ambient_c=ambient,
+                   **({} if latency is None else {"apst_latency_us": latency}))
+    host.drive_kwargs()  # refused now, before anything is touched, by a simulator without a thermal model
+    return host
+
+
 def dry_run_document(request: RunRequest) -> dict:
     power_meter(request)
+    sim_host(request)
     _, _, test_ids = selected_tests(request)
     capacity = planned_capacity(request, test_ids)
     tests = compile_tests(test_ids, request.scale, capacity)
@@ -104,13 +143,13 @@ def dry_run_document(request: RunRequest) -> dict:
             "clock": clock, "refusals": refusals}
 
 
-def open_simulated(spec: str, preset_text: str | None = None) -> tuple[SimBackend, dict]:
-    """A fresh simulated drive; on resume, from the very preset text the run stored."""
+def open_simulated(spec: str, preset_text: str | None = None, host: SimHost = DEFAULT_HOST) -> tuple[SimBackend, dict]:
+    """A fresh simulated drive on `host`; on resume, from the very preset text the run stored."""
     name = spec[len(SIM_PREFIX):]
     if not name:
         raise SsdlabError("`sim:` needs a preset: `ssdlab drives` lists them, e.g. sim:wd-sn850-1tb")
     preset = load_preset(name) if preset_text is None else Preset(name, Path(name), preset_text)
-    backend = SimBackend(preset)
+    backend = SimBackend(preset, host=host)
     ident = {"preset": preset.name, "model": preset.title, "capacity_bytes": backend.capacity,
              "preset_sha256": preset.sha256}
     return backend, ident
@@ -164,9 +203,9 @@ def _hold(path: Path, commands: Commands) -> locks.Hold:
         raise
 
 
-def _simulated_telemetry(spec: str) -> RunTelemetry:
-    """Nothing yet: the probe says why, and the run stores it as its note."""
-    return RunTelemetry(probe(Target(spec, TargetKind.SIM, None, 0), Commands()))
+def _simulated_telemetry(spec: str, backend: SimBackend) -> RunTelemetry:
+    """The simulated drive read as a real one, through nvme-cli's answers from the simulator."""
+    return RunTelemetry(probe(Target(spec, TargetKind.SIM, None, backend.capacity), SimulatedNvme(backend.drive)))
 
 
 def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
@@ -187,15 +226,17 @@ def start_run(request: RunRequest, show_progress: bool = True, sys_root: Path = 
     """`sys_root`: where the target's telemetry is looked for (the kernel's sysfs)."""
     commands = Commands()
     meter = power_meter(request)
+    host = sim_host(request)
     suite_name, suite_toml, test_ids = selected_tests(request)
     options: dict = {"force": request.force, "power_meter": request.power_meter}
     with ExitStack() as holds:
-        if request.target.startswith(SIM_PREFIX):
-            backend, ident = open_simulated(request.target)
+        if host is not None:
+            backend, ident = open_simulated(request.target, host=host)
             kind, capacity = TargetKind.SIM, backend.capacity
             options["preset_toml"] = backend.preset.text
+            options[SIM_HOST] = host.model_dump()
             tests = compile_tests(test_ids, request.scale, capacity)
-            telemetry = _simulated_telemetry(request.target)
+            telemetry = _simulated_telemetry(request.target, backend)
         else:
             capacity = planned_capacity(request, test_ids)
             tests = compile_tests(test_ids, request.scale, capacity)  # refuses before anything is touched
@@ -228,8 +269,10 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         extras = store.run_extras(run_id)
         parse_suite(extras["suite_toml"], f"the suite stored with run {run_id}")
         if run.target_kind == TargetKind.SIM:
-            backend, _ = open_simulated(run.target, extras["options"]["preset_toml"])
-            telemetry = _simulated_telemetry(run.target)
+            # a run stored before the host was an option ran on the default host
+            host = SimHost.parse(extras["options"].get(SIM_HOST, {}), f"the simulated host stored with run {run_id}")
+            backend, _ = open_simulated(run.target, extras["options"]["preset_toml"], host)
+            telemetry = _simulated_telemetry(run.target, backend)
         else:
             meter = _recorded_meter(store, run_id, extras["options"].get("power_meter"))
             backend, _, telemetry = _open(run.target, extras["options"]["size"], False, commands, holds,

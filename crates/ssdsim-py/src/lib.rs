@@ -41,6 +41,12 @@ create_exception!(
 );
 create_exception!(
     ssdlab._ssdsim,
+    FeatureError,
+    PyValueError,
+    "The drive does not support the feature asked for (a real drive's Invalid Field status)."
+);
+create_exception!(
+    ssdlab._ssdsim,
     InternalError,
     PyRuntimeError,
     "A bug of the simulator (a Rust panic); the message says where, please report it."
@@ -135,6 +141,43 @@ impl Drive {
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         counters_to(py, &self.inner.counters())
     }
+
+    /// The host's APST latency limit changes from the next step on (0 turns APST off), as
+    /// writing the controller's latency tolerance does on Linux.
+    fn set_apst_max_latency_us(&mut self, us: u64) {
+        let platform = self.inner.platform();
+        self.inner.set_platform(ssdsim::Platform {
+            apst_max_latency_us: us,
+            ..platform
+        });
+    }
+
+    /// The host's APST latency limit now, µs (0: off).
+    #[getter]
+    fn apst_max_latency_us(&self) -> u64 {
+        self.inner.platform().apst_max_latency_us
+    }
+
+    /// The SMART / health log, as `nvme smart-log -o json` of nvme-cli 2.6+ prints it.
+    fn smart_log_json(&self) -> PyResult<String> {
+        to_json(&ssdsim::health::SmartLog::of(&self.inner))
+    }
+
+    /// Identify Controller, as `nvme id-ctrl -o json` of nvme-cli 2.6+ prints it.
+    fn id_ctrl_json(&self) -> PyResult<String> {
+        to_json(&ssdsim::health::IdCtrl::of(&self.inner))
+    }
+
+    /// Feature `fid`, as `nvme get-feature -f FID -H` prints it; FeatureError (with the
+    /// status a real drive returns) for a feature the drive does not support.
+    fn get_feature(&self, fid: u32) -> PyResult<String> {
+        ssdsim::health::get_feature(&self.inner, fid)
+            .map_err(|e| FeatureError::new_err(e.to_string()))
+    }
+}
+
+fn to_json<T: serde::Serialize>(record: &T) -> PyResult<String> {
+    serde_json::to_string_pretty(record).map_err(|e| InternalError::new_err(e.to_string()))
 }
 
 thread_local! {
@@ -249,6 +292,9 @@ fn direction_to<'py>(py: Python<'py>, d: &ssdsim::DirectionResult) -> PyResult<B
 fn counters_to<'py>(py: Python<'py>, c: &ssdsim::Counters) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("host_write_bytes", c.host_write_bytes)?;
+    out.set_item("host_read_bytes", c.host_read_bytes)?;
+    out.set_item("host_read_commands", c.host_read_commands)?;
+    out.set_item("host_write_commands", c.host_write_commands)?;
     out.set_item("nand_write_bytes", c.nand_write_bytes)?;
     out.set_item("write_amplification", c.write_amplification)?;
     out.set_item("gc_bytes", c.gc_bytes)?;
@@ -318,6 +364,7 @@ fn _ssdsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PresetError", m.py().get_type::<PresetError>())?;
     m.add("StepError", m.py().get_type::<StepError>())?;
     m.add("DriveFailed", m.py().get_type::<DriveFailed>())?;
+    m.add("FeatureError", m.py().get_type::<FeatureError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     Ok(())
 }

@@ -18,6 +18,7 @@ pub mod config;
 pub mod controller;
 pub mod ftl;
 pub mod geometry;
+pub mod health;
 pub mod histogram;
 pub mod nand;
 pub mod power;

@@ -361,6 +361,12 @@ pub struct GibPoint {
 pub struct Counters {
     /// Bytes the host wrote (whole 4 KiB units).
     pub host_write_bytes: u64,
+    /// Bytes the host read.
+    pub host_read_bytes: u64,
+    /// Read and write commands the host issued (a write merged from parts of 4 KiB
+    /// units counts once).
+    pub host_read_commands: u64,
+    pub host_write_commands: u64,
     /// Bytes programmed into NAND (host data, garbage collection and folding).
     pub nand_write_bytes: u64,
     /// NAND bytes / host bytes (0 when the host wrote nothing).

@@ -27,6 +27,10 @@ ProgressCallback = Callable[[float, str], None]
 class StepOutcome:
     result: StepResult
     commands: tuple[str, ...]
+    # The drive's own temperature, °C, per second of the step (the seconds of its per-second
+    # series), when the backend knows it: the simulator, in drive time. None: telemetry
+    # samples it beside the step.
+    temperature_c: tuple[float, ...] | None = None
 
 
 class Backend(Protocol):

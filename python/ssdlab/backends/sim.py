@@ -5,14 +5,22 @@ SLC cache and collects garbage, and falls to lower power states, and no wall-clo
 passes. Its power model gives every step its energy over the busy time (`energy_j`, so the
 efficiency figures are live) and, among its counters, the energy of the idle time and the
 seconds spent in each power state.
+
+The drive's host is part of the run's options (backends/sim_host.py). idle-wake's "APST
+off" switches the limit on the drive itself (`apst_off`) and puts it back; nothing of it
+outlives the process, so unlike a real drive's switch nothing is recorded for a later
+restore: a resumed run builds a new drive from the run's options.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from ssdlab import _ssdsim
 from ssdlab.backends import ProgressCallback, StepOutcome
+from ssdlab.backends.sim_host import DEFAULT_HOST, SimHost
 from ssdlab.errors import BackendFailed, SsdlabError
 from ssdlab.model import DirectionResult, GibPoint, Latency, Phase, SecondPoint, Step, StepResult
 from ssdlab.presets import Preset
@@ -20,9 +28,9 @@ from ssdlab.presets import Preset
 ENGINE = "sim"
 
 
-def open_drive(preset: Preset, seed: int = 1) -> _ssdsim.Drive:
+def open_drive(preset: Preset, seed: int = 1, host: SimHost = DEFAULT_HOST) -> _ssdsim.Drive:
     try:
-        return _ssdsim.Drive(preset.text, seed)
+        return _ssdsim.Drive(preset.text, seed, **host.drive_kwargs())
     except _ssdsim.PresetError as exc:
         raise SsdlabError(f"the preset {preset.name} is not valid: {exc}") from None
     except _ssdsim.InternalError as exc:
@@ -32,10 +40,11 @@ def open_drive(preset: Preset, seed: int = 1) -> _ssdsim.Drive:
 class SimBackend:
     name = ENGINE
 
-    def __init__(self, preset: Preset, seed: int = 1):
+    def __init__(self, preset: Preset, seed: int = 1, host: SimHost = DEFAULT_HOST):
         self.preset = preset
         self.seed = seed
-        self.drive = open_drive(preset, seed)
+        self.host = host
+        self.drive = open_drive(preset, seed, host)
 
     @property
     def capacity(self) -> int:
@@ -47,28 +56,59 @@ class SimBackend:
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
+        raw = self._run(step)
+        if progress:
+            progress(1.0, "")
+        command = f"sim {self.preset.name}: {step.describe()}" + (" (purge)" if step.phase is Phase.PURGE else "")
+        # the drive's temperature, per second of the step's drive time (its per-second series' seconds)
+        return StepOutcome(_result(raw, started), (command,), temperature_c=tuple(raw["temperature_c"]))
+
+    def run_timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[StepOutcome, tuple[int, ...]]:
+        """What fio's `thinktime` does (backends/fio): each read of `step` alone, the drive
+        idling `thinktime_s` after it, and each read's latency (ns), in drive time. The
+        reads are random offsets from the drive's own generator (`randseed` is fio's)."""
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
+        one = step.model_copy(update={"io_size": step.bs, "idle_after": thinktime_s})
+        raws = [self._run(one) for _ in range(step.bytes_limit // step.bs)]
+        reads = [_direction(raw["read"]) for raw in raws]
+        result = StepResult(started_at=started, busy_s=sum(r["busy_s"] for r in raws),
+                            idle_s=sum(r["idle_s"] for r in raws), engine=ENGINE,
+                            device=raws[-1]["counters"], read=DirectionResult.merge(reads))
+        command = f"sim {self.preset.name}: {step.describe()}, one read at a time, idle {thinktime_s:g} s after each"
+        return StepOutcome(result, (command,)), tuple(r.latency.max_ns for r in reads)
+
+    @contextmanager
+    def apst_off(self) -> Iterator[None]:
+        """APST off on the simulated drive inside the block, and its limit back after."""
+        original = self.drive.apst_max_latency_us
+        self.drive.set_apst_max_latency_us(0)
+        try:
+            yield
+        finally:
+            self.drive.set_apst_max_latency_us(original)
+
+    def _run(self, step: Step) -> dict:
         try:
             # every field as it is: the simulator's Step has the same ones, and no other
-            raw = self.drive.run_step(step.model_dump_json())
+            return self.drive.run_step(step.model_dump_json())
         except _ssdsim.StepError as exc:
             raise SsdlabError(f"the simulator refused step {step.label!r}: {exc}") from None
         except _ssdsim.DriveFailed as exc:
             raise BackendFailed(f"step {step.label!r}: {exc}") from None
         except _ssdsim.InternalError as exc:
             raise BackendFailed(f"the simulator failed on step {step.label!r}: {exc}") from None
-        if progress:
-            progress(1.0, "")
-        energy = raw["energy"]
-        result = StepResult(
-            started_at=started, busy_s=raw["busy_s"], idle_s=raw["idle_s"], bursts=raw["bursts"],
-            per_second=tuple(SecondPoint(t_s=t, mbps=m, iops=i) for t, m, i in raw["per_second"]),
-            per_gib=tuple(GibPoint(gib=g, mbps=m) for g, m in raw["per_gib"]),
-            engine=ENGINE, notes=tuple(raw["notes"]), device=raw["counters"] | _power(energy),
-            # a step with no busy time (a purge of an empty drive) has no energy to show
-            energy_j=energy["busy_j"] if energy and energy["busy_j"] > 0 else None,
-            **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]})
-        command = f"sim {self.preset.name}: {step.describe()}" + (" (purge)" if step.phase is Phase.PURGE else "")
-        return StepOutcome(result, (command,))
+
+
+def _result(raw: dict, started: str) -> StepResult:
+    energy = raw["energy"]
+    return StepResult(
+        started_at=started, busy_s=raw["busy_s"], idle_s=raw["idle_s"], bursts=raw["bursts"],
+        per_second=tuple(SecondPoint(t_s=t, mbps=m, iops=i) for t, m, i in raw["per_second"]),
+        per_gib=tuple(GibPoint(gib=g, mbps=m) for g, m in raw["per_gib"]),
+        engine=ENGINE, notes=tuple(raw["notes"]), device=raw["counters"] | _power(energy),
+        # a step with no busy time (a purge of an empty drive) has no energy to show
+        energy_j=energy["busy_j"] if energy and energy["busy_j"] > 0 else None,
+        **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]})
 
 
 def _power(energy: dict | None) -> dict[str, float]:

@@ -16,6 +16,8 @@ with the reason. Choices where METHODOLOGY.md leaves them open:
   idle lengths. With the host's policy first, then with APST off when the host allows it.
   The power state after each idle length: on a simulated drive the one it reached; on a
   real drive the one its APST table allows (analysis/power_states.py), read before the idles.
+  On a simulated drive each read is a step of its own followed by the idle, in drive time
+  (backends/sim.py), and "APST off" switches the simulated host's limit.
 - idle-power and thermal-soak scale their times (--scale, at least 1 s); idle-wake scales
   its repetitions (at least 3) and warm reads (at least 100), never its idle lengths.
 """
@@ -142,7 +144,7 @@ class IdleWake(PowerTest):
         return scale.span(WAKE_SPAN)
 
     def needs(self) -> tuple[Need, ...]:
-        return (Need.WALL_CLOCK,)
+        return ()  # fio's latency log, or the simulator's reads in drive time
 
     def steps(self, scale: Scale, capacity: int) -> list[Step]:
         return [purge(capacity), data_present(self.span(scale))]
@@ -224,7 +226,7 @@ def _power_states(devices: Mapping[float, Mapping[str, float] | None],
 @dataclass(frozen=True)
 class IdlePower(PowerTest):
     def needs(self) -> tuple[Need, ...]:
-        return (Need.POWER_METER, Need.WALL_CLOCK)
+        return (Need.WALL_CLOCK, Need.POWER_METER)
 
     def steps(self, scale: Scale, capacity: int) -> list[Step]:
         return [purge(capacity)]

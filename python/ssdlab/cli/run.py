@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale
 from ssdlab.cli.options import DbOption, JsonOption
 from ssdlab.cli.output import console, print_json, shown
@@ -48,6 +49,17 @@ def run_command(
         "--power-meter", metavar="CMD|hwmon:PATH",
         help="measure energy per step: a command printing `t_seconds,watts` lines, or an ina2xx-style "
              "hwmon power chip")] = None,
+    apst_latency_us: Annotated[int | None, typer.Option(
+        "--apst-latency-us", metavar="US",
+        help="sim:PRESET only: the host's APST latency limit in µs (Linux's default 100000; 0: APST off)")] = None,
+    no_low_power_states: Annotated[bool, typer.Option(
+        "--no-low-power-states",
+        help="sim:PRESET only: a platform on which the drive cannot reach its non-operational power states "
+             "(no PCIe L1.2)")] = False,
+    cooling: Annotated[Cooling | None, typer.Option(
+        help="sim:PRESET only: how the drive is cooled (the simulator's default: bare)")] = None,
+    ambient_c: Annotated[float | None, typer.Option(
+        "--ambient-c", metavar="C", help="sim:PRESET only: the air around the drive, °C")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan; touch nothing")] = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -57,7 +69,9 @@ def run_command(
         scale=Scale(scale), size=_size(size),
         name=None if name is None else require_utf8(name, "--name"),
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
-        power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"))
+        power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),
+        apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states, cooling=cooling,
+        ambient_c=ambient_c)
     if dry_run:
         doc = dry_run_document(request)
         if json_out:

@@ -14,6 +14,11 @@ reports no I/O span (a purge) is busy whenever it does not idle. Energy is integ
 over the busy windows; a temperature reading is placed where its time falls in them, one
 taken while fio starts at the start of the I/O that follows.
 
+A simulated drive runs in drive time, in which no wall-clock sampler measures anything:
+its temperature comes with each step's result (`StepOutcome.temperature_c`), one reading
+per second of the step, on the same seconds as its per-second throughput, and is stored
+as it is.
+
 Thermal-transition counters come with the health log, before and after each test, so a
 rise is known per test, not per second: when they rose, every second of the test's steps
 coincides with a rise, and any drop of 20 % for 3 s there is a throttle event.
@@ -62,7 +67,7 @@ class RunTelemetry:
             # hwmon is a file read; nvme-cli a program started per reading: once a second
             period = DEFAULT_TEMPERATURE_PERIOD_S if telemetry.hwmon_chip else MAX_TEMPERATURE_PERIOD_S
             self._sampler = TemperatureSampler(telemetry.temperature_c, period)
-        elif telemetry.available:
+        elif telemetry.temperature_source == "smartctl":
             self._notes.append("no temperature beside the steps: through smartctl each reading is several "
                                "commands (on SATA, commands that empty the drive's queue), which would disturb "
                                "the measurement; the health log before and after each test has it")
@@ -152,13 +157,21 @@ class RunTelemetry:
             self._meter = None
         return self._meter
 
-    def step_result(self, result: StepResult) -> tuple[StepResult, StepTelemetry]:
+    def step_result(self, result: StepResult, drive_temperature_c: Sequence[float] | None = None
+                    ) -> tuple[StepResult, StepTelemetry]:
         """The step's result with its energy, and what was measured beside it (the step
         last watched). The energy is the meter's mean power over the busy windows times
-        the backend's busy time, so that the result's watts are that mean power."""
+        the backend's busy time, so that the result's watts are that mean power.
+        `drive_temperature_c`: the temperature the backend reported for each second of
+        the step (a simulated drive), used instead of the sampler's."""
         busy, readings, trace = self._watched
         temperature = energy = None
-        if readings is not None:
+        if drive_temperature_c is not None:
+            # the seconds of the per-second series; those of the idle after it are not stored
+            celsius = tuple(drive_temperature_c[:len(result.per_second)])
+            if celsius and self._telemetry.temperature_source is not None:
+                temperature = TemperatureSeries(source=self._telemetry.temperature_source, celsius=celsius)
+        elif readings is not None:
             self._notes += readings.notes
             if readings.samples and result.busy_s > 0:
                 samples = [(busy_time(t, busy), celsius) for t, celsius in readings.samples]

@@ -1,5 +1,5 @@
 """What a test needs from its target beyond I/O (the power suite's tests), and why a target
-lacks it: the seam through which a simulated drive's telemetry will come (a later issue)."""
+lacks it. A simulated drive has nvme-cli's answers from the simulator (telemetry/simulated.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class Need(StrEnum):
     HEALTH = "health"            # a health log, before and after
     TEMPERATURE = "temperature"  # a temperature read beside the steps
     POWER_METER = "power meter"  # --power-meter
-    WALL_CLOCK = "wall clock"    # idle in real time, I/O through fio
+    WALL_CLOCK = "wall clock"    # idle in real time, measured by a power meter
 
 
 def missing(needs: Iterable[Need], telemetry: Telemetry, has_meter: bool, engine: str) -> str | None:
@@ -22,12 +22,12 @@ def missing(needs: Iterable[Need], telemetry: Telemetry, has_meter: bool, engine
     why = "; ".join(telemetry.reasons) or "nothing reported it"
     for need in needs:
         if need is Need.WALL_CLOCK and engine != "fio":
-            return "the simulator does not model idle wake-up through ssdlab yet: it needs a real target"
+            return "it measures a real drive idling in real time: it needs a real target"
         if need is Need.NVME and telemetry.nvme is None:
             return f"it reads the drive's power states through nvme-cli, which this target has not ({why})"
         if need is Need.HEALTH and telemetry.nvme is None and telemetry.smartctl is None:
             return f"it needs the drive's health log, which this target has not ({why})"
-        if need is Need.TEMPERATURE and telemetry.temperature_source not in ("hwmon", "nvme-cli"):
+        if need is Need.TEMPERATURE and not telemetry.temperature_each_second:
             return f"it needs the drive's temperature each second, which this target has not ({why})"
         if need is Need.POWER_METER and not has_meter:
             return "it cannot run without a power meter: give one with --power-meter"

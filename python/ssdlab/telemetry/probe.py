@@ -4,13 +4,17 @@ the health log and identify data, and the kernel's hwmon chip for a cheap temper
 Each source is tried once (Identify Controller, or one smartctl report), since being
 installed is not enough: both need root to open the device. Every missing source
 leaves a short sentence in `reasons`, which the caller prints as one note.
+
+A simulated drive is read the same way, through nvme-cli's answers from the simulator
+(telemetry/simulated.py); its temperature comes with each step's result, in drive time,
+instead of from a sampler on the wall clock.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,9 +25,12 @@ from ssdlab.targets.sysfs import SYSFS
 from ssdlab.telemetry.hwmon import composite_c, find_nvme_chip
 from ssdlab.telemetry.nvme import NvmeCli, controller_node, latency_tolerance_file
 from ssdlab.telemetry.records import ControllerInfo, HealthLog
+from ssdlab.telemetry.simulated import CONTROLLER, SimulatedNvme
 from ssdlab.telemetry.smartctl import Smartctl, SmartctlReport
 
 T = TypeVar("T")
+
+SIMULATOR = "simulator"  # the temperature source of a simulated drive
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,7 @@ class Telemetry:
     hwmon_chip: Path | None = None
     controller_info: ControllerInfo | None = None  # read once by the probe
     apst_switch: Path | None = None  # the controller's live APST switch, when the kernel has one
+    simulated: bool = False  # a simulated drive: virtual time, a temperature with each step's result
     reasons: tuple[str, ...] = ()
 
     @property
@@ -57,18 +65,31 @@ class Telemetry:
 
     @property
     def temperature_source(self) -> str | None:
-        """Where temperature_c() reads: `hwmon`, else the program behind health()."""
+        """Where temperature_c() reads: `hwmon`, else the program behind health(); for a
+        simulated drive, the simulator when it has a thermal model (whose limits Identify
+        Controller declares), else none."""
+        if self.simulated:
+            return SIMULATOR if self.controller_info and self.controller_info.wctemp_c is not None else None
         if self.hwmon_chip is not None:
             return "hwmon"
         return "nvme-cli" if self.nvme is not None else "smartctl" if self.smartctl is not None else None
+
+    @property
+    def temperature_each_second(self) -> bool:
+        """Is there a temperature for every second of a step? Not through smartctl (see
+        during_run)."""
+        return self.temperature_source in ("hwmon", "nvme-cli", SIMULATOR)
 
     def controller(self) -> ControllerInfo | None:
         return self.controller_info
 
 
 def probe(target: Target, commands: Commands, sys_root: Path = SYSFS) -> Telemetry:
+    """`commands`: for a simulated target, the SimulatedNvme of its drive."""
     if target.kind is TargetKind.SIM:
-        return Telemetry(reasons=("a simulated drive's telemetry comes from the simulator",))
+        if not isinstance(commands, SimulatedNvme):
+            raise TypeError("a simulated target is probed through its drive's SimulatedNvme")
+        return _simulated(commands)
     if target.kind is TargetKind.FILE or target.path is None:
         return Telemetry(reasons=("a file target has no health log",))
     disk = sysfs.whole_disk(sysfs.kernel_name(target.path, sys_root), sys_root)
@@ -95,6 +116,15 @@ def _nvme(controller: str, commands: Commands, sys_root: Path) -> Telemetry:
     found = _smartctl(controller, commands, reasons)
     return Telemetry(smartctl=found[0] if found else None, hwmon_chip=chip,
                      controller_info=found[1].controller if found else None, reasons=tuple(reasons))
+
+
+def _simulated(commands: SimulatedNvme) -> Telemetry:
+    reasons: list[str] = []
+    nvme = NvmeCli(CONTROLLER, commands)
+    found = Telemetry(nvme=nvme, controller_info=attempt(nvme.id_ctrl, reasons), simulated=True)
+    if found.controller_info is not None and found.temperature_source is None:
+        reasons.append("the preset has no thermal model: no temperature")
+    return replace(found, reasons=tuple(reasons))
 
 
 def _smartctl(device: str, commands: Commands, reasons: list[str]) -> tuple[Smartctl, SmartctlReport] | None:

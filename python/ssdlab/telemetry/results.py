@@ -20,7 +20,7 @@ class TemperatureSeries(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    source: str = Field(description="hwmon, nvme-cli or smartctl")
+    source: str = Field(description="hwmon, nvme-cli, smartctl or simulator")
     celsius: tuple[float | None, ...]
 
     @property

@@ -22,6 +22,10 @@ use crate::nand::Nand;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Activity {
     pub host_units: u64,
+    /// Host commands and the bytes the host read, for the health log.
+    pub host_reads: u64,
+    pub host_writes: u64,
+    pub host_read_bytes: u64,
     pub nand_units: u64,
     pub gc_units: u64,
     pub fold_units: u64,

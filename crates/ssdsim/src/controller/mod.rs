@@ -120,6 +120,7 @@ impl Controller {
 
     /// Write `units` 4 KiB units from `lba`, `bytes` over the link, issued at `t`; returns the completion time.
     pub fn write(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
+        self.flash.activity.host_writes += 1;
         let arrival = self.host.receive_write(t, bytes);
         let mut done = arrival;
         let mut i = 0u32;
@@ -179,6 +180,8 @@ impl Controller {
 
     /// Read `units` units from `lba`; returns the completion time.
     pub fn read(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
+        self.flash.activity.host_reads += 1;
+        self.flash.activity.host_read_bytes += bytes;
         self.flash.nand.prune(t);
         let processed = self.host.start_read(t);
         let looked_up = self.flash.look_up(lba, units as u64, processed);
@@ -360,6 +363,9 @@ impl Controller {
         let ftl = &self.flash.ftl;
         Counters {
             host_write_bytes: a.host_units * UNIT,
+            host_read_bytes: a.host_read_bytes,
+            host_read_commands: a.host_reads,
+            host_write_commands: a.host_writes,
             nand_write_bytes: a.nand_units * UNIT,
             write_amplification: if a.host_units > 0 {
                 a.nand_units as f64 / a.host_units as f64

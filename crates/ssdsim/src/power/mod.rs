@@ -58,14 +58,20 @@ impl Default for Platform {
 }
 
 impl Platform {
+    /// The APST table the host programs into the drive (feature 0Ch), None when APST is
+    /// off. A platform without low power states still programs it: the drive then never
+    /// gets to use it.
+    pub fn programmed_apst(&self) -> Option<LinuxApst> {
+        (self.apst_max_latency_us > 0).then_some(LinuxApst {
+            max_latency_us: self.apst_max_latency_us,
+        })
+    }
+
     /// The APST policy this platform applies.
     fn policy(&self) -> Box<dyn ApstPolicy> {
-        if self.low_power_states && self.apst_max_latency_us > 0 {
-            Box::new(LinuxApst {
-                max_latency_us: self.apst_max_latency_us,
-            })
-        } else {
-            Box::new(NoApst)
+        match self.programmed_apst() {
+            Some(apst) if self.low_power_states => Box::new(apst),
+            _ => Box::new(NoApst),
         }
     }
 }

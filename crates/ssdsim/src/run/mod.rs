@@ -56,7 +56,11 @@ pub struct Drive {
     power: Power,
     /// None when the preset has no thermal model.
     heat: Option<Heat>,
+    platform: Platform,
     now: u64,
+    /// Virtual time spent on host commands (steps' busy time and purges), ns.
+    busy_ns: u64,
+    seed: u64,
     rng: Rng,
 }
 
@@ -82,9 +86,12 @@ impl Drive {
         Ok(Drive {
             power: Power::new(&cfg, platform),
             heat: Heat::new(&cfg, platform.cooling, platform.ambient_c),
+            platform,
             cfg,
             dev,
             now: 0,
+            busy_ns: 0,
+            seed,
             rng: Rng::new(seed),
         })
     }
@@ -96,6 +103,17 @@ impl Drive {
         if let Some(heat) = &mut self.heat {
             heat.set_surroundings(&self.cfg, platform.cooling, platform.ambient_c);
         }
+        self.platform = platform;
+    }
+
+    /// The host's power management the drive is on now.
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+
+    /// The seed the drive was made with.
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 
     pub fn config(&self) -> &DriveConfig {
@@ -115,6 +133,11 @@ impl Drive {
     /// Virtual time since the drive was created, seconds.
     pub fn now_s(&self) -> f64 {
         self.now as f64 / NS_PER_S
+    }
+
+    /// Virtual time spent on host commands since the drive was created, seconds.
+    pub fn busy_s(&self) -> f64 {
+        self.busy_ns as f64 / NS_PER_S
     }
 
     /// Cumulative counters and current state.
@@ -158,6 +181,7 @@ impl Drive {
             self.power.command_at(t0); // a sanitize is a command: the drive wakes for it
             self.now = self.dev.purge(t0);
             self.heat_until(self.now).map_err(|o| self.overheated(o))?;
+            self.busy_ns += self.now - t0;
             let after = self.dev.snapshot();
             let energy = self
                 .power
@@ -184,6 +208,7 @@ impl Drive {
             Ok(timing) => {
                 self.now = timing.end;
                 self.heat_until(self.now).map_err(|o| self.overheated(o))?;
+                self.busy_ns += timing.busy_ns;
                 let energy = self.power.step_energy(
                     timing.busy_ns,
                     timing.idle_ns,

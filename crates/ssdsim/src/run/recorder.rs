@@ -235,6 +235,9 @@ fn delta(a: &Counters, b: &Counters) -> Counters {
         } else {
             0.0
         },
+        host_read_bytes: b.host_read_bytes - a.host_read_bytes,
+        host_read_commands: b.host_read_commands - a.host_read_commands,
+        host_write_commands: b.host_write_commands - a.host_write_commands,
         gc_bytes: b.gc_bytes - a.gc_bytes,
         fold_bytes: b.fold_bytes - a.fold_bytes,
         gc_superblocks: b.gc_superblocks - a.gc_superblocks,
