@@ -53,13 +53,22 @@ def test_every_test_that_ran_has_the_health_log_before_and_after(default_host):
     thermal_model = tests["power-states"]["primary_score"]["wctemp_c"] is not None
     assert {i: t["status"] for i, t in tests.items()} == {
         "power-states": "done", "idle-wake": "done", "health": "done",
-        "idle-power": "skipped",  # it needs a power meter beside a real drive
+        "idle-power": "done",  # the simulated drive's own power model is its meter
         "thermal-soak": "done" if thermal_model else "skipped"}
     for test in (tests["power-states"], tests["idle-wake"], tests["health"]):
         assert test["health"]["before"]["power_cycles"] == 1 and test["health"]["after"], test["id"]
     written = tests["idle-wake"]["health"]["delta"]["host_written_bytes"]
     assert written >= 0.01 * 16 * 2**30  # its data, as the drive's own data units count it
     assert tests["health"]["primary_score"]["value"] == 0  # no alarm
+
+
+def test_idle_power_comes_from_the_power_states_the_drive_reaches(default_host):
+    score = next(t for t in default_host["tests"] if t["id"] == "idle-power")["primary_score"]
+    # APST off: active idle, small-tlc.toml's 1.33 W (CAL:SN850); APST on: 1.2 s of idle at
+    # scale 0.01, so 100 ms awake, then PS3's 25 mW while entering PS3... (CAL:PS)
+    assert score["active_idle_mw"] == pytest.approx(1330, rel=0.01)
+    assert 25 < score["value"] < 0.2 * 1330
+    assert score["unit"] == "mW"
 
 
 def test_power_states_are_the_presets(default_host):
@@ -77,6 +86,10 @@ def test_wake_up_grows_with_idle_on_a_host_with_low_power_states(default_host):
     host = wake_us(score, "host_policy")
     assert host == sorted(host) and host[0] < 1000 and host[-1] >= 45_000  # PS4's exit latency
     assert max(wake_us(score, "apst_off")) < 1000  # active idle only
+    # the states the drive reached, from its own counters: PS3 after 100 ms, PS4 after 2 s more
+    states = [score["host_policy"]["by_idle_s"][f"{idle:g}"]["power_state"] for idle in IDLE_LENGTHS_S]
+    assert score["host_policy"]["power_state_is"] == "reached"
+    assert states == [0, 0, 3, 3, 3, 3, 4, 4, 4], states
 
 
 def test_without_low_power_states_the_wake_up_stays_short(tmp_path):

@@ -168,7 +168,7 @@ class Timekeeper:
     def apst_off(self):
         yield
 
-    def idle_power_w(self, seconds):
+    def idle_power_w(self, seconds, label):
         self.seconds += seconds
         return 0.005
 

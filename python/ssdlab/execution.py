@@ -22,7 +22,7 @@ from ssdlab.backends import Backend, StepOutcome
 from ssdlab.backends.sim import SimBackend
 from ssdlab.catalogue import PowerTest, Scale, lookup
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Phase, RunStatus, Step, StepResult, Test, TestStatus
+from ssdlab.model import Op, Phase, RunStatus, Step, StepResult, Test, TestStatus
 from ssdlab.store import Store, TestRecord
 from ssdlab.telemetry.apst import ApstUnavailable, apst_disabled
 from ssdlab.telemetry.during_run import RunTelemetry
@@ -30,6 +30,9 @@ from ssdlab.telemetry.probe import Telemetry
 from ssdlab.telemetry.records import HealthLog
 from ssdlab.telemetry.results import StepTelemetry, TestHealth
 from ssdlab.telemetry.throttle import ThrottleEvent
+from ssdlab.units import KiB
+
+IDLE_READ_BYTES = 4 * KiB
 
 
 class Reporter(Protocol):
@@ -126,6 +129,17 @@ class _TestRun:
             outcome, latencies = self.backend.run_timed_reads(step, thinktime_s, randseed)
         self._save(step, outcome, outcome.result, StepTelemetry())
         return latencies, outcome.result
+
+    def idle_power_w(self, seconds: float, label: str) -> float | None:
+        """A simulated drive's own idle power (its idle stored as a step), else the meter's."""
+        if not isinstance(self.backend, SimBackend):
+            return self.telemetry.idle_power_w(seconds)
+        # a step must do I/O: one read, then the idle
+        step = Step(label=label, rw=Op.READ, bs=IDLE_READ_BYTES, size=IDLE_READ_BYTES, idle_after=seconds)
+        self.reporter.step_started(len(self.watched), step)
+        outcome, watts = self.backend.idle(step)
+        self._save(step, outcome, outcome.result, StepTelemetry())
+        return watts
 
     def _save(self, step: Step, outcome: StepOutcome, result: StepResult, beside: StepTelemetry) -> None:
         index = len(self.watched)

@@ -14,7 +14,7 @@ restore: a resumed run builds a new drive from the run's options.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -73,9 +73,20 @@ class SimBackend:
         reads = [_direction(raw["read"]) for raw in raws]
         result = StepResult(started_at=started, busy_s=sum(r["busy_s"] for r in raws),
                             idle_s=sum(r["idle_s"] for r in raws), engine=ENGINE,
-                            device=raws[-1]["counters"], read=DirectionResult.merge(reads))
+                            device=raws[-1]["counters"] | _summed(_power(raw["energy"]) for raw in raws),
+                            read=DirectionResult.merge(reads))
         command = f"sim {self.preset.name}: {step.describe()}, one read at a time, idle {thinktime_s:g} s after each"
         return StepOutcome(result, (command,)), tuple(r.latency.max_ns for r in reads)
+
+    def idle(self, step: Step) -> tuple[StepOutcome, float | None]:
+        """`step` (its I/O, then its idle) and the drive's mean power over the idle, W
+        (None without a power model)."""
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
+        raw = self._run(step)
+        energy, idle_s = raw["energy"], raw["idle_s"]
+        watts = energy["idle_j"] / idle_s if energy is not None and idle_s > 0 else None
+        command = f"sim {self.preset.name}: {step.describe()}"
+        return StepOutcome(_result(raw, started), (command,)), watts
 
     @contextmanager
     def apst_off(self) -> Iterator[None]:
@@ -118,6 +129,16 @@ def _power(energy: dict | None) -> dict[str, float]:
         return {}
     return {"idle_energy_j": energy["idle_j"],
             **{f"ps{n}_s": seconds for n, seconds in enumerate(energy["state_s"])}}
+
+
+def _summed(figures: Iterable[dict[str, float]]) -> dict[str, float]:
+    """Figures of several steps added key by key (the seconds in each power state, the idle
+    energy): those of the steps taken together."""
+    total: dict[str, float] = {}
+    for one in figures:
+        for key, value in one.items():
+            total[key] = total.get(key, 0.0) + value
+    return total
 
 
 def _direction(raw: dict) -> DirectionResult:

@@ -77,6 +77,11 @@ class TestRun(Protocol):
     def run_health_before(self) -> HealthLog | None:
         """The health log before the run's first test."""
 
+    def idle_power_w(self, seconds: float, label: str) -> float | None:
+        """The drive's mean power while it idles `seconds` (None: no figure, with a note):
+        the simulated drive's own, its idle stored as the test's next step; else the power
+        meter's."""
+
 
 @dataclass(frozen=True)
 class PowerTest(ABC):
@@ -226,7 +231,7 @@ def _power_states(devices: Mapping[float, Mapping[str, float] | None],
 @dataclass(frozen=True)
 class IdlePower(PowerTest):
     def needs(self) -> tuple[Need, ...]:
-        return (Need.WALL_CLOCK, Need.POWER_METER)
+        return (Need.IDLE_POWER,)
 
     def steps(self, scale: Scale, capacity: int) -> list[Step]:
         return [purge(capacity)]
@@ -239,10 +244,10 @@ class IdlePower(PowerTest):
         found: dict[str, Any] = {"seconds": seconds}
         try:
             with run.apst_off():
-                found["active_idle_w"] = run.telemetry.idle_power_w(seconds)
+                found["active_idle_w"] = run.idle_power_w(seconds, f"idle {seconds:g} s (APST off)")
         except ApstUnavailable as exc:
             run.telemetry.note(f"no active-idle power (APST off): {exc}")
-        found["idle_w"] = run.telemetry.idle_power_w(seconds)
+        found["idle_w"] = run.idle_power_w(seconds, f"idle {seconds:g} s (APST on)")
         return found
 
     def result(self, found: dict[str, Any], measured: Measured, throttles: Throttles) -> dict[str, Any]:

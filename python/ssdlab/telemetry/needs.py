@@ -13,22 +13,19 @@ class Need(StrEnum):
     NVME = "nvme"                # Identify Controller and the features, through nvme-cli
     HEALTH = "health"            # a health log, before and after
     TEMPERATURE = "temperature"  # a temperature read beside the steps
-    POWER_METER = "power meter"  # --power-meter
-    WALL_CLOCK = "wall clock"    # idle in real time, measured by a power meter
+    IDLE_POWER = "idle power"    # the drive's power while it idles: a meter, or the simulator's own
 
 
 def missing(needs: Iterable[Need], telemetry: Telemetry, has_meter: bool, engine: str) -> str | None:
     """Why the target cannot give what `needs` asks, or None when it can."""
     why = "; ".join(telemetry.reasons) or "nothing reported it"
     for need in needs:
-        if need is Need.WALL_CLOCK and engine != "fio":
-            return "it measures a real drive idling in real time: it needs a real target"
         if need is Need.NVME and telemetry.nvme is None:
             return f"it reads the drive's power states through nvme-cli, which this target has not ({why})"
         if need is Need.HEALTH and telemetry.nvme is None and telemetry.smartctl is None:
             return f"it needs the drive's health log, which this target has not ({why})"
         if need is Need.TEMPERATURE and not telemetry.temperature_each_second:
             return f"it needs the drive's temperature each second, which this target has not ({why})"
-        if need is Need.POWER_METER and not has_meter:
+        if need is Need.IDLE_POWER and engine == "fio" and not has_meter:
             return "it cannot run without a power meter: give one with --power-meter"
     return None
