@@ -3,6 +3,7 @@
 mod common;
 
 use common::*;
+use ssdsim::health::SmartLog;
 use ssdsim::thermal::Cooling;
 use ssdsim::{Drive, DriveConfig, Op, Platform, SimError, Step, StepResult};
 
@@ -154,6 +155,9 @@ fn a_drive_too_hot_to_hold_drops_off_the_bus_and_remembers() {
     let log = d.thermal_log().unwrap();
     assert_eq!(log.shutdowns, 1);
     assert!(log.heavy_entries >= 1 && log.critical_s > 0.0, "{log:?}");
+    let health = SmartLog::of(&d);
+    assert_eq!((health.media_errors, health.unsafe_shutdowns), (1, 1));
+    assert!(health.thm_temp2_trans_count >= 1 && health.critical_comp_time <= 10);
     d.set_platform(Platform {
         ambient_c: 25.0,
         ..Platform::default()
@@ -161,6 +165,12 @@ fn a_drive_too_hot_to_hold_drops_off_the_bus_and_remembers() {
     d.run(&idle(1200.0)).unwrap();
     d.run(&soak(2.0)).unwrap();
     assert_eq!(d.thermal_log().unwrap().shutdowns, 1);
+    // cool again, the drive keeps its critical warning (temperature) and its media error
+    let health = SmartLog::of(&d);
+    assert_eq!(
+        (health.critical_warning & 0b10, health.media_errors),
+        (0b10, 1)
+    );
 }
 
 // A drive whose preset has no thermal model reports no temperatures.

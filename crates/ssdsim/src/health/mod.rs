@@ -93,7 +93,8 @@ impl SmartLog {
             controller_busy_time: (drive.busy_s() / 60.0) as u64,
             power_cycles: POWER_CYCLES,
             power_on_hours: (drive.now_s() / 3600.0) as u64,
-            unsafe_shutdowns: 0,
+            // a drive that dropped off the bus went down without a shutdown notification
+            unsafe_shutdowns: log.shutdowns,
             media_errors: log.shutdowns,
             num_err_log_entries: 0,
             warning_temp_time: minutes(log.warning_s),
