@@ -9,8 +9,13 @@ import pytest
 from ssdlab import _ssdsim
 from ssdlab.backends.sim import SimBackend
 from ssdlab.errors import BackendFailed
-from ssdlab.model import Op, Step
+from ssdlab.model import Op, SecondPoint, Step
 from ssdlab.presets import load_preset
+from ssdlab.telemetry.during_run import RunTelemetry
+from ssdlab.telemetry.probe import Telemetry
+from ssdlab.telemetry.records import HealthLog
+from ssdlab.telemetry.results import StepTelemetry, TemperatureSeries, TestHealth
+from tests import factories
 
 KiB, MiB = 1 << 10, 1 << 20
 SN850 = load_preset("wd-sn850-1tb")
@@ -45,3 +50,20 @@ def test_an_overheated_drive_fails_its_step_through_the_backend():
     backend.drive = _ssdsim.Drive(SN850.text, cooling="bare", ambient_c=80.0)  # too hot to hold
     with pytest.raises(BackendFailed, match="dropped off the bus"):
         backend.run_step(seq_write(600.0))
+
+
+def test_a_drop_is_a_throttle_only_where_the_drives_transition_count_rose():
+    """A simulated drive counts its thermal transitions each second: its cache running out
+    (a drop at 10 s, the count still) is no throttle event; the drop at 30 s, where the
+    count rose, is one. Read only before and after the test, both drops would coincide."""
+    mbps = [5000.0] * 10 + [1500.0] * 20 + [1000.0] * 10
+    count = [0] * 30 + [1] * 10
+    seconds = tuple(SecondPoint(t_s=k + 1.0, mbps=m, iops=m / 0.128) for k, m in enumerate(mbps))
+    stepped = factories.result(mbps=2000.0, busy_s=len(mbps)).model_copy(update={"per_second": seconds})
+    series = TemperatureSeries(source="simulator", celsius=(60.0,) * len(mbps), transitions=tuple(count))
+    rose = TestHealth(before=HealthLog(tmt1_transitions=0), after=HealthLog(tmt1_transitions=1))
+    found = RunTelemetry(Telemetry()).throttles(rose, [(0, stepped, StepTelemetry(temperature=series))])
+    assert [(e.start_s, e.threshold) for e in found[0]] == [(30, "transition counter")]
+    read_around = series.model_copy(update={"transitions": None})
+    found = RunTelemetry(Telemetry()).throttles(rose, [(0, stepped, StepTelemetry(temperature=read_around))])
+    assert [e.start_s for e in found[0]] == [10]  # then "before" restarts from the throttled level

@@ -120,7 +120,8 @@ class _TestRun:
         self.reporter.step_started(len(self.watched), step)
         with self.telemetry.watching_step():
             outcome = self.backend.run_step(step, self.reporter.step_progress)
-        self._save(step, outcome, *self.telemetry.step_result(outcome.result, outcome.temperature_c))
+        self._save(step, outcome, *self.telemetry.step_result(outcome.result, outcome.temperature_c,
+                                                             outcome.thermal_transitions))
 
     def timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[tuple[int, ...], StepResult]:
         """fio with the sampler quiet throughout: its idles are the measurement."""

@@ -347,6 +347,10 @@ fn result_to<'py>(py: Python<'py>, r: &ssdsim::StepResult) -> PyResult<Bound<'py
         PyList::new(py, r.per_gib.iter().map(|p| (p.gib, p.mbps)))?,
     )?;
     out.set_item("temperature_c", PyList::new(py, r.temperature_c.iter())?)?;
+    out.set_item(
+        "thermal_transitions",
+        PyList::new(py, r.thermal_transitions.iter())?,
+    )?;
     out.set_item("counters", counters_to(py, &r.counters)?)?;
     match &r.energy {
         Some(e) => out.set_item("energy", energy_to(py, e)?)?,

@@ -429,6 +429,9 @@ pub struct StepResult {
     /// step started (its idle too), °C; the last at the step's end. Empty when the preset
     /// has no thermal model.
     pub temperature_c: Vec<f64>,
+    /// The drive's thermal-transition count (entries into light and heavy throttling since
+    /// it was made, as its health log counts them) at each of those seconds.
+    pub thermal_transitions: Vec<u64>,
     pub counters: Counters,
     /// None when the preset has no power model.
     pub energy: Option<StepEnergy>,

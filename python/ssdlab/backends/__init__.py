@@ -31,6 +31,8 @@ class StepOutcome:
     # series), when the backend knows it: the simulator, in drive time. None: telemetry
     # samples it beside the step.
     temperature_c: tuple[float, ...] | None = None
+    # With it, the drive's thermal-transition count (TMT1 + TMT2 entries) at each second.
+    thermal_transitions: tuple[int, ...] | None = None
 
 
 class Backend(Protocol):

@@ -61,7 +61,8 @@ class SimBackend:
             progress(1.0, "")
         command = f"sim {self.preset.name}: {step.describe()}" + (" (purge)" if step.phase is Phase.PURGE else "")
         # the drive's temperature, per second of the step's drive time (its per-second series' seconds)
-        return StepOutcome(_result(raw, started), (command,), temperature_c=tuple(raw["temperature_c"]))
+        return StepOutcome(_result(raw, started), (command,), temperature_c=tuple(raw["temperature_c"]),
+                           thermal_transitions=tuple(raw["thermal_transitions"]))
 
     def run_timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[StepOutcome, tuple[int, ...]]:
         """What fio's `thinktime` does (backends/fio): each read of `step` alone, the drive

@@ -19,9 +19,11 @@ its temperature comes with each step's result (`StepOutcome.temperature_c`), one
 per second of the step, on the same seconds as its per-second throughput, and is stored
 as it is.
 
-Thermal-transition counters come with the health log, before and after each test, so a
-rise is known per test, not per second: when they rose, every second of the test's steps
-coincides with a rise, and any drop of 20 % for 3 s there is a throttle event.
+Thermal-transition counters come with the health log, before and after each test, so on a
+real drive a rise is known per test, not per second: when they rose, every second of the
+test's steps coincides with a rise, and any drop of 20 % for 3 s there is a throttle event.
+A simulated drive reports its count each second with its temperature, and a drop
+coincides with a rise only where the count rose (a cache running out does not).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from ssdlab.telemetry.sampler import (
     TemperatureSampler,
     per_second,
 )
-from ssdlab.telemetry.throttle import ThrottleEvent, detect_throttles
+from ssdlab.telemetry.throttle import ThrottleEvent, detect_throttles, transition_seconds
 
 Window = tuple[float, float]  # seconds since the step started
 
@@ -157,20 +159,24 @@ class RunTelemetry:
             self._meter = None
         return self._meter
 
-    def step_result(self, result: StepResult, drive_temperature_c: Sequence[float] | None = None
-                    ) -> tuple[StepResult, StepTelemetry]:
+    def step_result(self, result: StepResult, drive_temperature_c: Sequence[float] | None = None,
+                    drive_transitions: Sequence[int] | None = None) -> tuple[StepResult, StepTelemetry]:
         """The step's result with its energy, and what was measured beside it (the step
         last watched). The energy is the meter's mean power over the busy windows times
         the backend's busy time, so that the result's watts are that mean power.
         `drive_temperature_c`: the temperature the backend reported for each second of
-        the step (a simulated drive), used instead of the sampler's."""
+        the step (a simulated drive), used instead of the sampler's; `drive_transitions`, its
+        thermal-transition count at each of those seconds."""
         busy, readings, trace = self._watched
         temperature = energy = None
         if drive_temperature_c is not None:
             # the seconds of the per-second series; those of the idle after it are not stored
-            celsius = tuple(drive_temperature_c[:len(result.per_second)])
+            seconds = len(result.per_second)
+            celsius = tuple(drive_temperature_c[:seconds])
+            transitions = tuple(drive_transitions[:seconds]) if drive_transitions is not None else None
             if celsius and self._telemetry.temperature_source is not None:
-                temperature = TemperatureSeries(source=self._telemetry.temperature_source, celsius=celsius)
+                temperature = TemperatureSeries(source=self._telemetry.temperature_source, celsius=celsius,
+                                                transitions=transitions)
         elif readings is not None:
             self._notes += readings.notes
             if readings.samples and result.busy_s > 0:
@@ -191,8 +197,12 @@ class RunTelemetry:
         found = {}
         for idx, result, watched in steps:
             mbps = [p.mbps for p in result.per_second]
-            rises = range(len(mbps)) if health.thermal_transitions_rose else ()
-            celsius = watched.temperature.celsius if watched.temperature else ()
+            series = watched.temperature
+            if series is not None and series.transitions is not None:  # read each second: when they rose
+                rises = transition_seconds(series.transitions)
+            else:  # read before and after the test: every second of it may have seen the rise
+                rises = range(len(mbps)) if health.thermal_transitions_rose else ()
+            celsius = series.celsius if series else ()
             if events := detect_throttles(mbps, celsius, **self._limits, transition_s=rises):
                 found[idx] = events
         return found

@@ -22,6 +22,9 @@ class TemperatureSeries(BaseModel):
 
     source: str = Field(description="hwmon, nvme-cli, smartctl or simulator")
     celsius: tuple[float | None, ...]
+    transitions: tuple[int, ...] | None = Field(
+        default=None, description="the drive's thermal-transition count (TMT1 + TMT2) at each of those seconds, "
+                                  "where the source reads it with the temperature (the simulator)")
 
     @property
     def peak_c(self) -> float | None:

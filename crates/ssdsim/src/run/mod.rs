@@ -187,7 +187,7 @@ impl Drive {
                 .power
                 .step_energy(self.now - t0, 0, self.dev.work() - work_before);
             let mut result = recorder::purge_result(step, t0, self.now, &before, &after, energy);
-            result.temperature_c = self.step_temperatures();
+            self.add_temperatures(&mut result);
             return Ok(result);
         }
         if writes(step.rw) && step.bytes_limit() >= self.user_bytes() / PREFAULT_FROM_SHARE {
@@ -215,7 +215,7 @@ impl Drive {
                     self.dev.work() - work_before,
                 );
                 let mut result = rec.finish(&timing, &self.dev.snapshot(), energy);
-                result.temperature_c = self.step_temperatures();
+                self.add_temperatures(&mut result);
                 Ok(result)
             }
             Err(Stop::TooLong) => Err(self.too_long(step)),
@@ -231,12 +231,13 @@ impl Drive {
         }
     }
 
-    /// The temperature at every second of the step that just ended at `self.now`.
-    fn step_temperatures(&mut self) -> Vec<f64> {
-        let now = self.now;
-        self.heat
-            .as_mut()
-            .map_or_else(Vec::new, |heat| heat.step_seconds(now))
+    /// The temperature and the thermal-transition count at every second of the step that
+    /// just ended at `self.now`, into its result.
+    fn add_temperatures(&mut self, result: &mut StepResult) {
+        if let Some(heat) = &mut self.heat {
+            (result.temperature_c, result.thermal_transitions) =
+                heat.step_seconds(self.now).into_iter().unzip();
+        }
     }
 
     /// The error of a step in which the drive overheated and dropped off the bus; its

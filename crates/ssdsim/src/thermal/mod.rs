@@ -151,8 +151,9 @@ pub struct Heat {
     next_poll: u64,
     /// The sensor at the end of each of the last [`RISE_TICKS`] ticks, oldest first.
     recent_c: std::collections::VecDeque<f64>,
-    /// The current step's per-second readings, and when the next is due.
-    seconds: Vec<f64>,
+    /// The current step's per-second readings (the sensor, and the transition count), and
+    /// when the next is due.
+    seconds: Vec<(f64, u64)>,
     next_second: u64,
 }
 
@@ -223,12 +224,20 @@ impl Heat {
     }
 
     /// The readings of the step begun last, the last at its end `end` (when that is not a
-    /// whole second).
-    pub fn step_seconds(&mut self, end: u64) -> Vec<f64> {
+    /// whole second): the sensor, and the thermal-transition count.
+    pub fn step_seconds(&mut self, end: u64) -> Vec<(f64, u64)> {
         if end + NS_PER_S as u64 > self.next_second {
-            self.seconds.push(self.model.sensor_c());
+            self.seconds.push(self.reading());
         }
         std::mem::take(&mut self.seconds)
+    }
+
+    /// The sensor now, and the transitions so far.
+    fn reading(&self) -> (f64, u64) {
+        (
+            self.model.sensor_c(),
+            self.log.light_entries + self.log.heavy_entries,
+        )
     }
 
     /// Drive time has reached `t`, the drive having spent `energy_j` since it was made:
@@ -248,7 +257,7 @@ impl Heat {
             let temp_c = self.model.sensor_c();
             self.log_interval(dt_s, temp_c);
             while self.next_second <= end {
-                self.seconds.push(temp_c);
+                self.seconds.push(self.reading());
                 self.next_second += NS_PER_S as u64;
             }
             self.at = end;
