@@ -49,7 +49,9 @@ def test_report_renders_every_chart_without_console_errors(tmp_path):
         errors = page.errors
 
     assert status == "rendered" and errors == []
-    assert rendered == expected == 19  # idle-wake: runs compared, one per run, its steps, its score
+    # the simulated runs' tests: a temperature chart each (4); idle-wake: runs compared, one
+    # per run, its steps, its score
+    assert rendered == expected == 23
     # a line per run and policy, a point and a spread (median to max) per idle length on each
     assert wake == {"lines": 4, "points": 36, "spreads": 36,
                     "axes": ["idle before the read (s)", "wake-up latency, first read minus warm read (µs)"]}
