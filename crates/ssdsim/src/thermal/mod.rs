@@ -168,10 +168,7 @@ impl Heat {
         let model = TwoNode::new(rc, rc.cooling_k_per_w(cooling), ambient_c);
         Some(Heat {
             recent_c: std::iter::repeat_n(model.sensor_c(), RISE_TICKS).collect(),
-            log: ThermalLog {
-                composite_c: model.sensor_c(),
-                ..ThermalLog::default()
-            },
+            log: ThermalLog::default(),
             model: Box::new(model),
             throttling: Box::new(Thresholds::new(thermal.tmt1_c, thermal.tmt2_c, throttle)),
             limits: thermal.limits()?,
@@ -197,12 +194,12 @@ impl Heat {
         }
     }
 
-    pub fn limits(&self) -> ThermalLimits {
-        self.limits
-    }
-
+    /// The log, with the sensor's reading now.
     pub fn log(&self) -> ThermalLog {
-        self.log
+        ThermalLog {
+            composite_c: self.model.sensor_c(),
+            ..self.log
+        }
     }
 
     /// Is the model due to be heated at `t` (the firmware reads its sensor)?
@@ -278,7 +275,6 @@ impl Heat {
     /// The time spent at the level and above the thresholds, and the reading.
     fn log_interval(&mut self, dt_s: f64, temp_c: f64) {
         let log = &mut self.log;
-        log.composite_c = temp_c;
         match self.level {
             Level::Light => log.light_s += dt_s,
             Level::Heavy => log.heavy_s += dt_s,
