@@ -132,15 +132,15 @@ class _TestRun:
         return latencies, outcome.result
 
     def idle_power_w(self, seconds: float, label: str) -> float | None:
-        """A simulated drive's own idle power (its idle stored as a step), else the meter's."""
+        """A simulated drive's own idle power (its idle run and stored as a step, the energy
+        of its idle time among the drive's figures), else the meter's."""
         if not isinstance(self.backend, SimBackend):
             return self.telemetry.idle_power_w(seconds)
         # a step must do I/O: one read, then the idle
-        step = Step(label=label, rw=Op.READ, bs=IDLE_READ_BYTES, size=IDLE_READ_BYTES, idle_after=seconds)
-        self.reporter.step_started(len(self.watched), step)
-        outcome, watts = self.backend.idle(step)
-        self._save(step, outcome, outcome.result, StepTelemetry())
-        return watts
+        self.run_step(Step(label=label, rw=Op.READ, bs=IDLE_READ_BYTES, size=IDLE_READ_BYTES, idle_after=seconds))
+        _, result, _ = self.watched[-1]
+        idle_j = (result.device or {}).get("idle_energy_j")  # None without a power model
+        return idle_j / result.idle_s if idle_j is not None and result.idle_s > 0 else None
 
     def _save(self, step: Step, outcome: StepOutcome, result: StepResult, beside: StepTelemetry) -> None:
         index = len(self.watched)

@@ -116,10 +116,8 @@ def sim_host(request: RunRequest) -> SimHost | None:
         raise SsdlabError(f"--apst-latency-us must be 0 (APST off) to {MAX_APST_LATENCY_US} µs, not {latency}")
     if ambient is not None and not MIN_AMBIENT_C <= ambient <= MAX_AMBIENT_C:  # NaN too
         raise SsdlabError(f"--ambient-c must be {MIN_AMBIENT_C:g} to {MAX_AMBIENT_C:g} °C, not {ambient:g}")
-    host = SimHost(low_power_states=not request.no_low_power_states, cooling=request.cooling, ambient_c=ambient,
+    return SimHost(low_power_states=not request.no_low_power_states, cooling=request.cooling, ambient_c=ambient,
                    **({} if latency is None else {"apst_latency_us": latency}))
-    host.drive_kwargs()  # refused now, before anything is touched, by a simulator without a thermal model
-    return host
 
 
 def dry_run_document(request: RunRequest) -> dict:

@@ -79,16 +79,6 @@ class SimBackend:
         command = f"sim {self.preset.name}: {step.describe()}, one read at a time, idle {thinktime_s:g} s after each"
         return StepOutcome(result, (command,)), tuple(r.latency.max_ns for r in reads)
 
-    def idle(self, step: Step) -> tuple[StepOutcome, float | None]:
-        """`step` (its I/O, then its idle) and the drive's mean power over the idle, W
-        (None without a power model)."""
-        started = datetime.now(UTC).isoformat(timespec="milliseconds")
-        raw = self._run(step)
-        energy, idle_s = raw["energy"], raw["idle_s"]
-        watts = energy["idle_j"] / idle_s if energy is not None and idle_s > 0 else None
-        command = f"sim {self.preset.name}: {step.describe()}"
-        return StepOutcome(_result(raw, started), (command,)), watts
-
     @contextmanager
     def apst_off(self) -> Iterator[None]:
         """APST off on the simulated drive inside the block, and its limit back after."""
