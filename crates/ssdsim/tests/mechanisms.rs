@@ -87,6 +87,36 @@ fn the_third_phase_appears_only_when_physical_space_runs_short() {
     assert!(t.counters.fold_bytes > r.counters.fold_bytes);
 }
 
+// B2: near full the speed creeps back up as less cache is left to fold. Once native data
+// squeezes the cache, the host writes natively until it next pauses while folding drains the
+// cache ahead of the shrinking bound: the less cache is left, the less folding shares the
+// dies with the host. Folding only as fast as the bound shrinks (half an SLC unit per host
+// unit, as many TLC units freed as written) leaves nothing to drain: the end stays slow.
+#[test]
+fn the_speed_creeps_back_up_near_full_as_the_cache_drains() {
+    let creep = |ratio: &str| {
+        let mut d = seventy_gb(
+            "user_capacity_gb = 63.7",
+            &[("busy_fold_ratio = 0.75", ratio)],
+        );
+        let r = fill(&mut d);
+        let post = segments_after_cache(&r);
+        let slowest = post.windows(4).map(mean).fold(f64::MAX, f64::min);
+        let end = mean(&post[post.len() - 4..]);
+        eprintln!("{ratio}: slowest {slowest:.0} MB/s, last 4 GiB {end:.0}: {post:.0?}");
+        end / slowest
+    };
+    let (draining, keeping_pace) = (
+        creep("busy_fold_ratio = 0.75"),
+        creep("busy_fold_ratio = 0.5"),
+    );
+    assert!(draining > 1.15, "the end is {draining:.2}x the slowest");
+    assert!(
+        keeping_pace < 1.05,
+        "the end is {keeping_pace:.2}x the slowest"
+    );
+}
+
 // B2: the dynamic cache is bounded by the superblocks native data leaves free: a drive half
 // full of data has a smaller cache than an empty one.
 #[test]

@@ -41,6 +41,7 @@ mod tests {
             slc_valid: 0,
             slc_sbs: 0,
             native_sbs,
+            native_data_sbs: native_sbs,
             superblocks: 100,
             reserve_sbs: 4,
             units_per_sb_slc: 10,

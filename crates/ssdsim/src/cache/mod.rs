@@ -11,6 +11,8 @@
 //! the cache fills ([`background_fold_ratio`](CachePolicy::background_fold_ratio)).
 //! When free superblocks run short, forced reclaim folds SLC superblocks like
 //! any other victim: that is not a policy choice (see `controller::reclaim`).
+//! A cache holding more than its limit allows is [`squeezed`](CachePolicy::squeezed):
+//! the controller then keeps the host out of it until the next idle or TRIM.
 //! A policy never moves data itself; the controller does, on the NAND timelines.
 
 pub mod dynamic;
@@ -29,6 +31,9 @@ pub struct CacheView {
     pub slc_sbs: u32,
     /// Superblocks in native mode that are not free (holding native data or being written).
     pub native_sbs: u32,
+    /// Superblocks the native data needs: its valid units in whole superblocks (fewer than
+    /// `native_sbs` by what garbage collection would free).
+    pub native_data_sbs: u32,
     pub superblocks: u32,
     /// Free superblocks the controller keeps for reclaim (never given to the cache).
     pub reserve_sbs: u32,
@@ -59,6 +64,17 @@ pub trait CachePolicy: Send {
     /// May the host open one more SLC superblock now?
     fn may_open_slc(&self, v: &CacheView) -> bool {
         (v.slc_sbs as u64 + 1) * v.units_per_sb_slc as u64 <= self.limit_units(v)
+    }
+
+    /// Does the cache hold more than the drive's data leaves room for (the drive filled
+    /// up under it)? Superblocks of overwritten data do not squeeze it: garbage
+    /// collection frees them at no cost.
+    fn squeezed(&self, v: &CacheView) -> bool {
+        let by_data = CacheView {
+            native_sbs: v.native_data_sbs.min(v.native_sbs),
+            ..*v
+        };
+        v.slc_valid > self.limit_units(&by_data)
     }
 
     /// SLC units to fold per host unit written to native blocks: the policy's

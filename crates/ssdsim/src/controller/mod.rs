@@ -54,6 +54,8 @@ pub struct Controller {
     cache: Box<dyn CachePolicy>,
     /// Host units written when the cache policy may next be asked for an SLC superblock.
     slc_recheck: u64,
+    /// The host writes to native blocks until the drive is next idle or trimmed (see `close_cache`).
+    slc_closed: bool,
     /// Host units written to native blocks since background folding was last scheduled.
     native_since_fold: u32,
     /// Host idle after which the write buffer is flushed, ns.
@@ -77,6 +79,7 @@ impl Controller {
             read_ahead: ReadAhead::new(cfg),
             cache: cache::from_config(cfg),
             slc_recheck: 0,
+            slc_closed: false,
             native_since_fold: 0,
             flush_idle_ns: cfg.controller.flush_idle_us.map(ns_from_us),
             flash: Flash::new(cfg, Ftl::new(geo, cfg.ftl.victim_policy)?, nand),
@@ -106,10 +109,12 @@ impl Controller {
 
     fn view(&self) -> CacheView {
         let ftl = &self.flash.ftl;
+        let native_units = ftl.mapped() - ftl.slc_valid();
         CacheView {
             slc_valid: ftl.slc_valid(),
             slc_sbs: ftl.slc_sbs(),
             native_sbs: ftl.native_sbs(),
+            native_data_sbs: native_units.div_ceil(ftl.geo().units_per_sb as u64) as u32,
             superblocks: ftl.geo().superblocks,
             reserve_sbs: self.reclaim.gc_low() + 1,
             units_per_sb_slc: ftl.geo().units_per_sb_slc,
@@ -246,6 +251,7 @@ impl Controller {
     /// it empties are erased later, when they are next needed or in idle time.
     pub fn trim(&mut self, lba: u64, units: u64, t: u64) -> u64 {
         self.flash.trim(lba, units, t);
+        self.slc_closed = false; // the space it frees may hold cache again
         if let Some(ra) = &mut self.read_ahead {
             ra.forget();
         }
@@ -264,6 +270,7 @@ impl Controller {
             ra.forget();
         }
         self.slc_recheck = 0;
+        self.slc_closed = false;
         self.native_since_fold = 0;
         self.flash.activity.erases += erased;
         self.flash.nand.erase_in_turn(erased, start)
@@ -277,7 +284,10 @@ impl Controller {
         if self.flash.ftl.has_room(Stream::HostSlc) {
             return Stream::HostSlc;
         }
-        if self.flash.activity.host_units >= self.slc_recheck && self.slc_allowed() {
+        if !self.slc_closed
+            && self.flash.activity.host_units >= self.slc_recheck
+            && self.slc_allowed()
+        {
             self.flash.open(Stream::HostSlc, true, t);
             return Stream::HostSlc;
         }
@@ -323,7 +333,11 @@ impl Controller {
         if stream == Stream::HostNative {
             self.native_since_fold += n;
             if self.native_since_fold >= FOLD_RATE_UNITS {
-                let ratio = self.cache.background_fold_ratio(&self.view());
+                let view = self.view();
+                if self.cache.squeezed(&view) {
+                    self.close_cache();
+                }
+                let ratio = self.cache.background_fold_ratio(&view);
                 let units = std::mem::take(&mut self.native_since_fold);
                 self.reclaim
                     .fold_in_background(&mut self.flash, ratio, units, t);
@@ -332,10 +346,20 @@ impl Controller {
         (n, accepted)
     }
 
+    /// Close the cache to the host until the drive is next idle: the cache holds more
+    /// than the free space now allows, so it must be folded. Superblocks that folding
+    /// frees now would only be folded again at once if the host wrote them in SLC mode:
+    /// the host writes to native blocks while the cache drains into them, and gets the
+    /// cache back after a pause or a TRIM.
+    fn close_cache(&mut self) {
+        self.slc_closed = true;
+    }
+
     // ---------------------------------------------------------------- idle
 
     /// Idle from `t0` to `t1`: the drive's own background work (see [`Reclaim::idle`]).
     pub fn idle(&mut self, t0: u64, t1: u64) {
+        self.slc_closed = false;
         if let Some(after) = self.flush_idle_ns.filter(|&after| t1 - t0 >= after) {
             self.flush_write_buffers(t0 + after);
         }

@@ -7,8 +7,9 @@
 //!   the host's writes, so that reclaim keeps pace with the host (the host
 //!   then writes at the speed the NAND has left after relocation);
 //! - in the background while the host writes to native blocks: folding, at the
-//!   rate the cache policy asks for (it grows as the cache fills), one whole
-//!   victim after another, so each folded victim frees a superblock;
+//!   rate the cache policy asks for (it grows as the cache fills; the faster of it
+//!   and forced folding), one whole victim after another, so each folded victim
+//!   frees a superblock;
 //! - while the host is idle: folding (if the policy folds when idle), garbage
 //!   collection while free superblocks are below the idle threshold, then the
 //!   erases deferred when superblocks were emptied.
@@ -229,11 +230,16 @@ impl Reclaim {
     }
 
     /// Background folding in step with `host_units` host units written to native
-    /// blocks at `t`, `ratio` SLC units per host unit. Not while forced reclaim runs:
-    /// that already relocates as fast as free space needs (folding, when its victims
-    /// are SLC), and the NAND has no time for more.
+    /// blocks at `t`, `ratio` SLC units per host unit. While forced reclaim folds too, only
+    /// what the policy asks beyond forced reclaim's pace: the cache is folded at the faster
+    /// of the two rates. Not while forced reclaim collects native garbage: the drive is
+    /// short of space for the host's writes, and folding would not give it any sooner.
     pub fn fold_in_background(&mut self, flash: &mut Flash, ratio: f64, host_units: u32, t: u64) {
-        if ratio <= 0.0 || self.collect.is_some() {
+        let forced = self
+            .collect
+            .map_or(0.0, |c| if c.slc { c.pace } else { f64::INFINITY });
+        let ratio = ratio - forced;
+        if ratio <= 0.0 {
             return;
         }
         self.fold_credit += ratio * host_units as f64;
