@@ -9,7 +9,9 @@
 //! 512 B sectors that cover units in part (read-modify-write) are among them.
 
 use crate::config::tests::{full_text, numeric_keys, small, with_value};
-use crate::config::{CacheConfig, DriveConfig, FirmwareConfig, StaticCacheConfig, VictimKind};
+use crate::config::{
+    CacheConfig, DriveConfig, FirmwareConfig, Refill, StaticCacheConfig, VictimKind,
+};
 use crate::controller::Controller;
 use crate::geometry::NONE;
 use crate::{Drive, Op, Step};
@@ -42,6 +44,7 @@ fn config(variant: u8, fill: f64) -> DriveConfig {
         1 => {
             if let CacheConfig::Dynamic(d) = &mut c.cache {
                 d.busy_fold_ratio = 0.5;
+                d.refill = Refill::Idle;
             }
         }
         2 => {
@@ -49,6 +52,7 @@ fn config(variant: u8, fill: f64) -> DriveConfig {
                 static_gb: 0.0004,
                 idle_fold: true,
                 busy_fold_ratio: 0.0,
+                refill: Refill::Busy,
             })
         }
         3 => c.cache = CacheConfig::None,

@@ -252,6 +252,43 @@ fn sn850_recovers_after_trim() {
     );
 }
 
+// Samsung 980 PRO 1 TB whole-drive fill as TechPowerUp measured it (CAL:FILL, 1 MiB
+// sequential from one thread): "about 1.5 GB/s [after the cache], rising as the drive
+// fills; 1.9 GB/s averaged over the whole fill". Input, tolerance 10 %: the average (the
+// TLC program time). Predictions: the first 50 GiB after the cache within 10 % of 1.5 GB/s,
+// and the rise (the cache refills only after a pause, so folding drains it meanwhile).
+#[test]
+fn samsung_980pro_fill_rises_after_the_cache() {
+    let mut d = measured("samsung-980pro-1tb");
+    let span = d.whole_span(MIB);
+    let r = d
+        .run(&Step::new("fill", Op::Write, MIB, span).qd(1).per_gib())
+        .unwrap();
+    within(
+        "980 PRO whole-fill MB/s (1 MiB QD1)",
+        r.mbps(),
+        1900.0,
+        0.10,
+    );
+    let post = segments_after_cache(&r);
+    let q = post.len() / 4;
+    let (start, first, last) = (
+        mean(&post[..50]),
+        mean(&post[..q]),
+        mean(&post[post.len() - q..]),
+    );
+    within(
+        "980 PRO MB/s just after the cache (prediction)",
+        start,
+        1500.0,
+        0.10,
+    );
+    assert!(
+        last > 1.15 * first,
+        "no rise: first quarter {first:.0}, last {last:.0}"
+    );
+}
+
 // CALIBRATION.md, "More public facts". Spec-sheet figures are measured in the spec-sheet state
 // (tests/common: a purged drive with 16 GiB written just before, the data still in the SLC
 // cache): 128 KiB QD32 sequential, 4 KiB QD32 random, and the QD1 figures at QD1.

@@ -140,10 +140,17 @@ fn dynamic_caches_fill_in_three_phases() {
             !post.is_empty() && native < 0.8 * cache,
             "{name}: no cache phase"
         );
-        assert!(
-            shrinking < native,
-            "{name}: no shrinking-cache phase ({shrinking:.0} vs {native:.0})"
-        );
+        if text.contains("refill = \"idle\"") {
+            // The cache refills only after a pause: no bursts, and the speed rises as
+            // folding drains the cache (the 980 PRO's published fill, CAL:FILL).
+            let end = mean(&post[post.len() - q..]);
+            assert!(end > native, "{name}: no rise ({end:.0} vs {native:.0})");
+        } else {
+            assert!(
+                shrinking < native,
+                "{name}: no shrinking-cache phase ({shrinking:.0} vs {native:.0})"
+            );
+        }
         d.check_invariants().unwrap();
     }
 }

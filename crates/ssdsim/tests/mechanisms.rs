@@ -138,9 +138,11 @@ fn the_cache_shrinks_as_native_data_fills_the_drive() {
 // more of sequential writes in 128 MiB segments: some segments run above what native
 // programs alone can reach (32 dies x 32 KiB / 600 us = 1748 MB/s); without background
 // folding none does.
+/// What native programs alone can reach on the 70 GB test preset: 32 dies x 32 KiB / 600 us.
+const NATIVE_CEILING_MBPS: f64 = 32.0 * 32768.0 / 600e-6 / 1e6;
+
 #[test]
 fn background_folding_gives_bursts_back_to_cache_speed() {
-    const NATIVE_CEILING_MBPS: f64 = 32.0 * 32768.0 / 600e-6 / 1e6;
     let bursts = |ratio: &str| {
         let mut d = seventy_gb(
             "user_capacity_gb = 63.7",
@@ -165,6 +167,41 @@ fn background_folding_gives_bursts_back_to_cache_speed() {
     );
     assert!(with >= 2, "{with} segments with bursts");
     assert_eq!(without, 0);
+}
+
+// B3: a cache that refills only after a pause (`refill = "idle"`) gives no bursts while
+// the host keeps writing, though folding frees its superblocks; after a pause the host
+// writes at cache speed again.
+#[test]
+fn a_cache_that_refills_when_idle_gives_no_bursts_until_a_pause() {
+    let mut d = seventy_gb(
+        "user_capacity_gb = 63.7",
+        &[(
+            "busy_fold_ratio = 0.75",
+            "busy_fold_ratio = 0.75\nrefill = \"idle\"",
+        )],
+    );
+    let past_cache = 22 * GIB; // the cache holds 17.9 GB
+    d.run(&Step::new("fill", Op::Write, 128 * KIB, past_cache).qd(32))
+        .unwrap();
+    let busy = d
+        .run(
+            &Step::fill("more", 2 * GIB)
+                .offset(past_cache)
+                .idle_after(60.0),
+        )
+        .unwrap();
+    let after_pause = d
+        .run(&Step::fill("after a pause", GIB).offset(past_cache + 2 * GIB))
+        .unwrap();
+    let segments: Vec<f64> = busy.per_gib.iter().map(|p| p.mbps).collect();
+    eprintln!(
+        "busy {segments:.0?}, after a pause {:.0}",
+        after_pause.mbps()
+    );
+    assert!(busy.counters.fold_bytes > 0, "folding ran");
+    assert!(segments.iter().all(|&m| m < 1.05 * NATIVE_CEILING_MBPS));
+    assert!(after_pause.mbps() > 2.0 * NATIVE_CEILING_MBPS);
 }
 
 /// QD4 random 4 KiB reads mixed 50/50 with writes on a drive half full of data: the reads'

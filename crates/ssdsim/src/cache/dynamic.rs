@@ -9,12 +9,14 @@
 //! reclaim must fold SLC superblocks to free the space the host writes into
 //! (the slower third phase of a whole-drive fill), until little cache is left.
 use super::{CachePolicy, CacheView};
+use crate::config::Refill;
 
 pub struct DynamicCache {
     pub free_share: f64,
     pub max_cell_share: f64,
     pub idle_fold: bool,
     pub busy_fold_ratio: f64,
+    pub refill: Refill,
 }
 
 impl CachePolicy for DynamicCache {
@@ -29,6 +31,9 @@ impl CachePolicy for DynamicCache {
     }
     fn max_fold_ratio(&self) -> f64 {
         self.busy_fold_ratio
+    }
+    fn refill(&self) -> Refill {
+        self.refill
     }
 }
 
@@ -55,6 +60,7 @@ mod tests {
             max_cell_share: 0.5,
             idle_fold: true,
             busy_fold_ratio: 0.5,
+            refill: Refill::Busy,
         };
         assert_eq!(c.limit_units(&view(0)), 500); // the cap on cells
         assert_eq!(c.limit_units(&view(56)), 400); // 100 - 56 - 4 free

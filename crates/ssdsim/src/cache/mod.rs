@@ -19,7 +19,7 @@ pub mod dynamic;
 pub mod none;
 pub mod static_size;
 
-use crate::config::{CacheConfig, DriveConfig};
+use crate::config::{CacheConfig, DriveConfig, Refill};
 use crate::geometry::UNIT;
 
 /// What a policy may look at.
@@ -60,6 +60,10 @@ pub trait CachePolicy: Send {
     fn idle_fold(&self) -> bool;
     /// SLC units folded per host unit when the cache is full and the host writes to native blocks.
     fn max_fold_ratio(&self) -> f64;
+    /// When the cache that folding frees is the host's again.
+    fn refill(&self) -> Refill {
+        Refill::Busy
+    }
 
     /// May the host open one more SLC superblock now?
     fn may_open_slc(&self, v: &CacheView) -> bool {
@@ -94,12 +98,14 @@ pub fn from_config(cfg: &DriveConfig) -> Box<dyn CachePolicy> {
             units: (c.static_gb * 1e9 / UNIT as f64) as u64,
             idle_fold: c.idle_fold,
             busy_fold_ratio: c.busy_fold_ratio,
+            refill: c.refill,
         }),
         CacheConfig::Dynamic(c) => Box::new(dynamic::DynamicCache {
             free_share: c.free_share,
             max_cell_share: c.max_cell_share,
             idle_fold: c.idle_fold,
             busy_fold_ratio: c.busy_fold_ratio,
+            refill: c.refill,
         }),
     }
 }

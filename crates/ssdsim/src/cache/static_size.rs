@@ -5,12 +5,14 @@
 //! superblock). Folding frees SLC superblocks, so the cache refills at cache
 //! speed after it is folded.
 use super::{CachePolicy, CacheView};
+use crate::config::Refill;
 
 pub struct StaticCache {
     /// Cache size in 4 KiB units of host data.
     pub units: u64,
     pub idle_fold: bool,
     pub busy_fold_ratio: f64,
+    pub refill: Refill,
 }
 
 impl CachePolicy for StaticCache {
@@ -22,5 +24,8 @@ impl CachePolicy for StaticCache {
     }
     fn max_fold_ratio(&self) -> f64 {
         self.busy_fold_ratio
+    }
+    fn refill(&self) -> Refill {
+        self.refill
     }
 }

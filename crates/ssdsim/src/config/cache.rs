@@ -40,6 +40,19 @@ impl Section for CacheConfig {
     }
 }
 
+/// When the cache that folding frees is the host's again.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Refill {
+    /// As soon as the policy allows: a drive writing natively gets bursts at cache speed
+    /// as folding frees SLC superblocks.
+    #[default]
+    Busy,
+    /// Once the cache has run out, only after the drive has paused or been trimmed: the
+    /// host writes natively meanwhile, while folding drains the cache.
+    Idle,
+}
+
 /// A static SLC cache.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +66,9 @@ pub struct StaticCacheConfig {
     /// (as the cache fills; 0 = never while busy).
     /// Bound: [`bounds::BUSY_FOLD_RATIO`](crate::bounds::BUSY_FOLD_RATIO).
     pub busy_fold_ratio: f64,
+    /// When freed cache is the host's again (default `busy`).
+    #[serde(default)]
+    pub refill: Refill,
 }
 
 /// Its size must also fit the NAND in SLC mode, checked with the geometry.
@@ -80,6 +96,9 @@ pub struct DynamicCacheConfig {
     /// (as the cache fills; 0 = never while busy).
     /// Bound: [`bounds::BUSY_FOLD_RATIO`](crate::bounds::BUSY_FOLD_RATIO).
     pub busy_fold_ratio: f64,
+    /// When freed cache is the host's again (default `busy`).
+    #[serde(default)]
+    pub refill: Refill,
 }
 
 impl Section for DynamicCacheConfig {

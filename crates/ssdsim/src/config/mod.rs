@@ -30,7 +30,7 @@ pub(crate) mod tests;
 mod thermal;
 mod wear;
 
-pub use cache::{CacheConfig, DynamicCacheConfig, StaticCacheConfig};
+pub use cache::{CacheConfig, DynamicCacheConfig, Refill, StaticCacheConfig};
 pub use controller::ControllerConfig;
 pub use fields::BoundedField;
 pub use firmware::FirmwareConfig;

@@ -23,7 +23,7 @@ pub mod reclaim;
 pub mod write_buffer;
 
 use crate::cache::{self, CachePolicy, CacheView};
-use crate::config::{ConfigError, DriveConfig};
+use crate::config::{ConfigError, DriveConfig, Refill};
 use crate::ftl::{Ftl, Stream};
 use crate::geometry::{Geometry, NONE, UNIT};
 use crate::nand::Nand;
@@ -299,12 +299,16 @@ impl Controller {
     }
 
     /// May the host open an SLC superblock: a free one beyond the reclaim reserve,
-    /// and the cache policy agrees? When not, it is asked again only later.
+    /// and the cache policy agrees? When not, it is asked again only later, and a cache
+    /// that refills only when idle is closed until then.
     fn slc_allowed(&mut self) -> bool {
         let view = self.view();
         let ok = self.flash.ftl.free_sbs() > view.reserve_sbs && self.cache.may_open_slc(&view);
         if !ok {
             self.slc_recheck = self.flash.activity.host_units + SLC_RECHECK_UNITS;
+            if self.cache.refill() == Refill::Idle {
+                self.close_cache(); // the cache ran out: the host has it back after a pause
+            }
         }
         ok
     }
