@@ -26,7 +26,7 @@
 //! energy (`crate::power`).
 
 use crate::config::{CellMode, CellTiming, DriveConfig};
-use crate::geometry::{Geometry, UNIT};
+use crate::geometry::{FastDiv, Geometry, UNIT};
 use crate::power::Work;
 use crate::time::{ns_from_us, ps_to_move};
 use crate::timeline::GapTimeline;
@@ -79,15 +79,16 @@ impl ModeNs {
 /// The dies and channels of the drive.
 #[derive(Debug, Clone)]
 pub struct Nand {
-    die: Vec<GapTimeline>,
+    die: Vec<GapTimeline<DIE_HISTORY>>,
     /// Host reads of each die, when reads suspend programs and erases.
-    die_reads: Vec<GapTimeline>,
-    chan: Vec<GapTimeline>,
+    die_reads: Vec<GapTimeline<DIE_HISTORY>>,
+    chan: Vec<GapTimeline<CHANNEL_HISTORY>>,
     /// No request is ready before this time: history that ended before it is forgotten.
     watermark: u64,
     /// Suspend latency, ns; None: reads wait for programs and erases.
     suspend_ns: Option<u64>,
-    channels: u32,
+    /// Channel of a die: its index modulo the channels (a multiply, not a division).
+    channel_of: FastDiv,
     /// Channel time to move one 4 KiB unit, ns (fractional kept in ps).
     unit_xfer_ps: u64,
     slc: ModeNs,
@@ -100,12 +101,12 @@ impl Nand {
     pub fn new(cfg: &DriveConfig, geo: &Geometry) -> Nand {
         let t = |m: CellMode| ModeNs::new(cfg.timing(m));
         Nand {
-            die: vec![GapTimeline::new(DIE_HISTORY); geo.dies as usize],
-            die_reads: vec![GapTimeline::new(DIE_HISTORY); geo.dies as usize],
-            chan: vec![GapTimeline::new(CHANNEL_HISTORY); geo.channels as usize],
+            die: vec![GapTimeline::new(); geo.dies as usize],
+            die_reads: vec![GapTimeline::new(); geo.dies as usize],
+            chan: vec![GapTimeline::new(); geo.channels as usize],
             watermark: 0,
             suspend_ns: cfg.nand.suspend_us.map(ns_from_us),
-            channels: geo.channels,
+            channel_of: FastDiv::new(geo.channels),
             unit_xfer_ps: ps_to_move(UNIT, cfg.nand.channel_mbps),
             slc: t(CellMode::Slc),
             native: t(cfg.native_mode),
@@ -139,6 +140,8 @@ impl Nand {
     /// programs and erases.
     #[inline]
     pub fn read(&mut self, die: u32, slc: bool, row: u32, units: u32, t: u64) -> u64 {
+        // The channel's timeline arrives from memory while the die's is worked on.
+        self.chan[self.channel_of.rem(die) as usize].prefetch();
         let tr = self.mode(slc).read_ns(row);
         self.work.read_ns += tr;
         let sensed = pruned(&mut self.die[die as usize], self.watermark).reserve(t, tr) + tr;
@@ -170,7 +173,7 @@ impl Nand {
     /// The channel moves `units` sensed units out of `die` from `sensed` on; returns when they are out.
     #[inline]
     fn transfer_out(&mut self, die: u32, units: u32, sensed: u64) -> u64 {
-        let c = (die % self.channels) as usize;
+        let c = self.channel_of.rem(die) as usize;
         let d = self.xfer_ns(units);
         self.work.channel_units += units as u64;
         pruned(&mut self.chan[c], self.watermark).reserve(sensed, d) + d
@@ -179,10 +182,11 @@ impl Nand {
     /// Program one program unit of `units` units on `die`, data ready at `t`; returns the program's end.
     #[inline]
     pub fn program(&mut self, die: u32, slc: bool, units: u32, t: u64) -> u64 {
-        let c = (die % self.channels) as usize;
+        let (c, d) = (self.channel_of.rem(die) as usize, die as usize);
+        // The die's timeline arrives from memory while the channel's is worked on.
+        self.die[d].prefetch();
         let dur = self.xfer_ns(units);
         let xe = pruned(&mut self.chan[c], self.watermark).reserve(t, dur) + dur;
-        let d = die as usize;
         let tp = self.mode(slc).prog;
         self.work.channel_units += units as u64;
         self.work.program_ns += tp;
@@ -238,7 +242,7 @@ impl Nand {
 
 /// `timeline`, with the history that ended before `watermark` forgotten.
 #[inline]
-fn pruned(timeline: &mut GapTimeline, watermark: u64) -> &mut GapTimeline {
+fn pruned<const N: usize>(timeline: &mut GapTimeline<N>, watermark: u64) -> &mut GapTimeline<N> {
     timeline.prune(watermark);
     timeline
 }
