@@ -11,8 +11,10 @@
 //! the cache fills ([`background_fold_ratio`](CachePolicy::background_fold_ratio)).
 //! When free superblocks run short, forced reclaim folds SLC superblocks like
 //! any other victim: that is not a policy choice (see `controller::reclaim`).
-//! A cache holding more than its limit allows is [`squeezed`](CachePolicy::squeezed):
-//! the controller then keeps the host out of it until the next idle or TRIM.
+//! A cache holding more than the drive's data leaves room for is
+//! [`squeezed`](CachePolicy::squeezed), and one whose policy [`refill`](CachePolicy::refill)s
+//! only when idle has run out: the controller then keeps the host out of it until the
+//! next idle or TRIM.
 //! A policy never moves data itself; the controller does, on the NAND timelines.
 
 pub mod dynamic;

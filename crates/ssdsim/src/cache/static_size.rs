@@ -3,7 +3,7 @@
 //! The host may open an SLC superblock while the SLC superblocks in use
 //! (including the new one) hold at most `units` of host data (at least one
 //! superblock). Folding frees SLC superblocks, so the cache refills at cache
-//! speed after it is folded.
+//! speed after it is folded (after a pause, when it refills only when idle).
 use super::{CachePolicy, CacheView};
 use crate::config::Refill;
 
