@@ -49,6 +49,23 @@ fn seventy_gb(user_gb: &str, more: &[(&str, &str)]) -> Drive {
     drive(&seventy_gb_text(user_gb, more))
 }
 
+/// The 70 GB test drive with 63.7 GB of user capacity (too little spare for a whole fill
+/// to leave the cache alone), its `busy_fold_ratio = 0.75` line replaced by `folding`.
+fn tight(folding: &str) -> Drive {
+    seventy_gb(
+        "user_capacity_gb = 63.7",
+        &[("busy_fold_ratio = 0.75", folding)],
+    )
+}
+
+/// Write `d` sequentially past its cache (it holds 17.9 GB); returns the bytes written.
+fn past_the_cache(d: &mut Drive) -> u64 {
+    let written = 22 * GIB;
+    d.run(&Step::new("fill", Op::Write, 128 * KIB, written).qd(32))
+        .unwrap();
+    written
+}
+
 fn fill(d: &mut Drive) -> StepResult {
     let span = d.whole_span(128 * KIB);
     d.run(&Step::fill("fill", span)).unwrap()
@@ -87,6 +104,9 @@ fn the_third_phase_appears_only_when_physical_space_runs_short() {
     assert!(t.counters.fold_bytes > r.counters.fold_bytes);
 }
 
+/// What native programs alone can reach on the 70 GB test preset: 32 dies x 32 KiB / 600 us.
+const NATIVE_CEILING_MBPS: f64 = 32.0 * 32768.0 / 600e-6 / 1e6;
+
 // B2: near full the speed creeps back up as less cache is left to fold. Once native data
 // squeezes the cache, the host writes natively until it next pauses while folding drains the
 // cache ahead of the shrinking bound: the less cache is left, the less folding shares the
@@ -95,11 +115,7 @@ fn the_third_phase_appears_only_when_physical_space_runs_short() {
 #[test]
 fn the_speed_creeps_back_up_near_full_as_the_cache_drains() {
     let creep = |ratio: &str| {
-        let mut d = seventy_gb(
-            "user_capacity_gb = 63.7",
-            &[("busy_fold_ratio = 0.75", ratio)],
-        );
-        let r = fill(&mut d);
+        let r = fill(&mut tight(ratio));
         let post = segments_after_cache(&r);
         let slowest = post.windows(4).map(mean).fold(f64::MAX, f64::min);
         let end = mean(&post[post.len() - 4..]);
@@ -138,19 +154,11 @@ fn the_cache_shrinks_as_native_data_fills_the_drive() {
 // more of sequential writes in 128 MiB segments: some segments run above what native
 // programs alone can reach (32 dies x 32 KiB / 600 us = 1748 MB/s); without background
 // folding none does.
-/// What native programs alone can reach on the 70 GB test preset: 32 dies x 32 KiB / 600 us.
-const NATIVE_CEILING_MBPS: f64 = 32.0 * 32768.0 / 600e-6 / 1e6;
-
 #[test]
 fn background_folding_gives_bursts_back_to_cache_speed() {
     let bursts = |ratio: &str| {
-        let mut d = seventy_gb(
-            "user_capacity_gb = 63.7",
-            &[("busy_fold_ratio = 0.75", ratio)],
-        );
-        let past_cache = 22 * GIB; // the cache holds 17.9 GB
-        d.run(&Step::new("fill", Op::Write, 128 * KIB, past_cache).qd(32))
-            .unwrap();
+        let mut d = tight(ratio);
+        let past_cache = past_the_cache(&mut d);
         let r = d
             .run(&Step::fill("more", 2 * GIB).offset(past_cache))
             .unwrap();
@@ -174,16 +182,8 @@ fn background_folding_gives_bursts_back_to_cache_speed() {
 // writes at cache speed again.
 #[test]
 fn a_cache_that_refills_when_idle_gives_no_bursts_until_a_pause() {
-    let mut d = seventy_gb(
-        "user_capacity_gb = 63.7",
-        &[(
-            "busy_fold_ratio = 0.75",
-            "busy_fold_ratio = 0.75\nrefill = \"idle\"",
-        )],
-    );
-    let past_cache = 22 * GIB; // the cache holds 17.9 GB
-    d.run(&Step::new("fill", Op::Write, 128 * KIB, past_cache).qd(32))
-        .unwrap();
+    let mut d = tight("busy_fold_ratio = 0.75\nrefill = \"idle\"");
+    let past_cache = past_the_cache(&mut d);
     let busy = d
         .run(
             &Step::fill("more", 2 * GIB)
