@@ -150,6 +150,28 @@ impl Flash {
         }
     }
 
+    /// The map page of each of `lbas` changes at `t`, one after another.
+    #[inline]
+    fn mark_each_changed(&mut self, lbas: &[u32], t: u64) {
+        if !self.mapping.holds_all() {
+            lbas.iter().for_each(|&lba| self.mark_changed(lba, lba, t));
+            return;
+        }
+        // Every map page in memory: each access costs its hit time, and a page marked
+        // again in a row changes nothing.
+        self.owed_ps += self.mapping.hit_ps() * lbas.len() as u64;
+        if let Some(fw) = &mut self.firmware {
+            let mut marked = None;
+            for &lba in lbas {
+                let page = self.map_page_of.div(lba) as u64;
+                if marked != Some(page) {
+                    fw.mark(page);
+                    marked = Some(page);
+                }
+            }
+        }
+    }
+
     /// `changes` mapping changes go into the journal at `t`.
     #[inline]
     fn journal(&mut self, changes: u64, t: u64) {
@@ -238,9 +260,7 @@ impl Flash {
             // In the order of unit-by-unit relocation: the program, if the run completes
             // its program unit, comes after every unit but the last.
             let (last, before) = lbas.split_last().expect("a run has units");
-            before
-                .iter()
-                .for_each(|&lba| self.mark_changed(lba, lba, ready));
+            self.mark_each_changed(before, ready);
             self.after_placement(first, Stream::Reloc, pu_done, ready);
             self.mark_changed(*last, *last, ready);
             self.relocated_unjournaled += n as u64;

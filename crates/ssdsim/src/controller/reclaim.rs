@@ -38,9 +38,6 @@ const BELOW_FLOOR_PACE: f64 = 2.0;
 /// Free superblocks below which the write path reclaims synchronously before opening
 /// one: one for the host stream being opened and one for relocation.
 const EMERGENCY_FREE_SBS: u32 = 2;
-/// Units ahead in a victim whose mapping entry is prefetched: far enough for the
-/// memory access to complete while the units before it are relocated.
-const PREFETCH_AHEAD_UNITS: u32 = 16;
 /// Idle garbage collection takes no victim that is at least 19/20 valid: freeing one
 /// superblock would cost almost a superblock of writes.
 const IDLE_GC_MAX_VALID: (u64, u64) = (19, 20);
@@ -149,7 +146,7 @@ impl Reclaim {
                 c.pos += 1;
                 continue;
             }
-            let pu = offset / upu;
+            let pu = flash.ftl.geo().div_pu.div(offset);
             let pu_end = ((pu + 1) * upu).min(c.end);
             if pu != c.cur_pu {
                 // One read of the source program unit brings all its valid units.
@@ -170,12 +167,6 @@ impl Reclaim {
                 .iter()
                 .take_while(|&&l| l != 0)
                 .count() as u32;
-            let ahead = (offset + PREFETCH_AHEAD_UNITS) as usize;
-            for &l in units.iter().skip(ahead).take(run as usize) {
-                if l != 0 {
-                    flash.ftl.prefetch(l as u64 - 1);
-                }
-            }
             flash.relocate_run(c.sb, offset, run, c.pu_ready);
             c.pos += run;
             moved += run as u64;

@@ -491,16 +491,26 @@ impl Ftl {
         let dest = self.wps[Stream::Reloc as usize].sb;
         let i = self.reclaim_index(sb);
         let table = &mut self.reclaiming[i].1;
+        // The destination's reverse map takes the LBAs in runs of consecutive ones.
+        let (mut run_start, mut run_len) = (0, 0);
         for j in 0..n {
             let lba = std::mem::take(&mut table[(offset + j) as usize]) - 1;
             self.l2p[lba as usize] = first + j + 1;
-            self.owners.push(dest, lba);
+            if run_len > 0 && run_start + run_len == lba {
+                run_len += 1;
+            } else {
+                if run_len > 0 {
+                    self.owners.push_run(dest, run_start, run_len);
+                }
+                (run_start, run_len) = (lba, 1);
+            }
             #[cfg(test)]
             {
                 let from = (sb * self.geo.units_per_sb + offset + j) as usize;
                 self.stamp[(first + j) as usize] = self.stamp[from];
             }
         }
+        self.owners.push_run(dest, run_start, run_len);
         self.valid[sb as usize] -= n;
         if self.slc[sb as usize] {
             self.slc_valid -= n as u64;
@@ -668,8 +678,14 @@ impl Ftl {
     pub fn valid_units(&self, sb: u32, out: &mut Vec<u32>) {
         let capacity = self.geo.sb_capacity(self.slc[sb as usize]);
         let base = sb * self.geo.units_per_sb;
-        self.owners
-            .valid_units(sb, base, capacity, |lba| self.l2p(lba as usize), out);
+        out.clear();
+        out.resize(capacity as usize, 0);
+        self.owners.for_each_lba(sb, |lba| {
+            let offset = self.l2p(lba as usize).wrapping_sub(base);
+            if offset < capacity {
+                out[offset as usize] = lba + 1;
+            }
+        });
     }
 
     fn free(&mut self, sb: u32) {

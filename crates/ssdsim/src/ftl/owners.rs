@@ -5,15 +5,16 @@
 //! superblock keeps the set of LBAs written into it; a unit is valid when the
 //! logical-to-physical table still points into the superblock (`l2p[lba]` is the
 //! truth, so nothing here changes when data is overwritten, trimmed or moved away).
-//! While a superblock is open its LBAs are logged in write order; when it is closed
-//! the log is stored in the smaller of two forms:
+//! The log takes the smaller of two forms:
 //! - runs of consecutive LBAs (sequential writes, folding and relocation of
-//!   sequential data: a few bytes per superblock);
+//!   sequential data: a few bytes per superblock), kept as such from the first write;
 //! - LBAs grouped by their high bits, 2 bytes each plus a table of group starts
-//!   (random writes: half of a 4-byte table, with no sort).
+//!   (random writes: half of a 4-byte table, with no sort). While the superblock is
+//!   open its LBAs are logged in write order, and grouped when it is closed; a log
+//!   of runs turns into one in write order once runs would take more room.
 //!
 //! The set may name an LBA twice (written twice into one superblock) or name LBAs
-//! that are no longer valid there; [`Owners::valid_units`] resolves both against the
+//! that are no longer valid there; the FTL resolves both against the
 //! logical-to-physical table.
 
 /// LBAs of a group share their bits above these.
@@ -23,6 +24,9 @@ const GROUP_BITS: u32 = 16;
 enum Log {
     /// Free (nothing written since it was last freed).
     Empty,
+    /// Open, while runs take the least room: runs of consecutive LBAs, (first, count),
+    /// and the units they hold.
+    OpenRuns { runs: Vec<(u32, u32)>, units: u32 },
     /// Open: the LBAs in write order.
     Open(Vec<u32>),
     /// Closed: runs of consecutive LBAs, (first, count).
@@ -50,41 +54,60 @@ impl Owners {
 
     /// Superblock `sb` is opened for writing.
     pub fn open(&mut self, sb: u32) {
-        let mut log = self.spare.pop().unwrap_or_default();
-        log.clear();
-        self.logs[sb as usize] = Log::Open(log);
-    }
-
-    /// `lba` is written into the open superblock `sb`.
-    #[inline]
-    pub fn push(&mut self, sb: u32, lba: u32) {
-        match &mut self.logs[sb as usize] {
-            Log::Open(log) => log.push(lba),
-            _ => unreachable!("superblock {sb} is not open"),
-        }
+        self.logs[sb as usize] = Log::OpenRuns {
+            runs: Vec::new(),
+            units: 0,
+        };
     }
 
     /// The `n` LBAs from `lba` are written into the open superblock `sb`.
     #[inline]
     pub fn push_run(&mut self, sb: u32, lba: u32, n: u32) {
         match &mut self.logs[sb as usize] {
+            Log::OpenRuns { runs, units } => {
+                *units += n;
+                match runs.last_mut() {
+                    Some((first, m)) if first.wrapping_add(*m) == lba => *m += n,
+                    _ => {
+                        runs.push((lba, n));
+                        // Runs take 8 bytes each: as many as the grouped form's bytes allow.
+                        if runs.len() > (*units as usize * 2 + self.groups as usize * 4) / 8 {
+                            self.write_order(sb);
+                        }
+                    }
+                }
+            }
             Log::Open(log) => log.extend(lba..lba + n),
             _ => unreachable!("superblock {sb} is not open"),
         }
     }
 
+    /// The log of runs of the open superblock `sb` becomes one in write order.
+    #[cold]
+    fn write_order(&mut self, sb: u32) {
+        let Log::OpenRuns { runs, .. } = &self.logs[sb as usize] else {
+            unreachable!("superblock {sb} is not logged in runs")
+        };
+        let mut log = self.spare.pop().unwrap_or_default();
+        log.clear();
+        log.extend(runs.iter().flat_map(|&(first, n)| first..first + n));
+        self.logs[sb as usize] = Log::Open(log);
+    }
+
     /// Superblock `sb` is written to its end: store its log compactly.
     pub fn close(&mut self, sb: u32) {
-        let Log::Open(log) = std::mem::replace(&mut self.logs[sb as usize], Log::Empty) else {
-            unreachable!("superblock {sb} is not open")
+        self.logs[sb as usize] = match std::mem::replace(&mut self.logs[sb as usize], Log::Empty) {
+            Log::OpenRuns { mut runs, .. } => {
+                runs.shrink_to_fit();
+                Log::Runs(runs)
+            }
+            Log::Open(log) => {
+                let grouped = self.grouped(&log);
+                self.spare.push(log);
+                grouped
+            }
+            _ => unreachable!("superblock {sb} is not open"),
         };
-        // Runs take 8 bytes each: as many as the grouped form's bytes allow.
-        let most_runs = (log.len() * 2 + self.groups as usize * 4) / 8;
-        self.logs[sb as usize] = match runs_of(&log, most_runs) {
-            Some(runs) => Log::Runs(runs),
-            None => self.grouped(&log),
-        };
-        self.spare.push(log);
     }
 
     /// Superblock `sb` is free: forget its log.
@@ -101,36 +124,21 @@ impl Owners {
         }
     }
 
-    /// The valid units of the closed superblock `sb`, whose units are the pages from
-    /// `base` to `base + capacity`: `out[offset]` is the LBA at that offset plus one, or 0
-    /// when the unit is not valid. A unit is valid when `l2p(lba)` is its page.
-    pub fn valid_units(
-        &self,
-        sb: u32,
-        base: u32,
-        capacity: u32,
-        l2p: impl Fn(u32) -> u32,
-        out: &mut Vec<u32>,
-    ) {
-        out.clear();
-        out.resize(capacity as usize, 0);
-        let mut note = |lba: u32| {
-            let offset = l2p(lba).wrapping_sub(base);
-            if offset < capacity {
-                out[offset as usize] = lba + 1;
-            }
-        };
+    /// Every LBA superblock `sb` was written with, each to `f` (in the stored order:
+    /// write order, or by runs, or grouped by the high bits; an LBA may come twice).
+    #[inline]
+    pub fn for_each_lba(&self, sb: u32, mut f: impl FnMut(u32)) {
         match &self.logs[sb as usize] {
             Log::Empty => {}
-            Log::Open(log) => log.iter().for_each(|&l| note(l)),
-            Log::Runs(runs) => runs
+            Log::Open(log) => log.iter().for_each(|&l| f(l)),
+            Log::OpenRuns { runs, .. } | Log::Runs(runs) => runs
                 .iter()
-                .for_each(|&(first, n)| (first..first + n).for_each(&mut note)),
+                .for_each(|&(first, n)| (first..first + n).for_each(&mut f)),
             Log::Groups { starts, low } => {
                 for g in 0..self.groups as usize {
                     let high = (g as u32) << GROUP_BITS;
                     let members = &low[starts[g] as usize..starts[g + 1] as usize];
-                    members.iter().for_each(|&l| note(high | l as u32));
+                    members.iter().for_each(|&l| f(high | l as u32));
                 }
             }
         }
@@ -156,20 +164,6 @@ impl Owners {
     }
 }
 
-/// `log` as runs of consecutive LBAs; None when it takes more than `most` runs.
-fn runs_of(log: &[u32], most: usize) -> Option<Vec<(u32, u32)>> {
-    let mut runs: Vec<(u32, u32)> = Vec::new();
-    for &l in log {
-        let full = runs.len() == most;
-        match runs.last_mut() {
-            Some((first, n)) if first.wrapping_add(*n) == l => *n += 1,
-            _ if full => return None,
-            _ => runs.push((l, 1)),
-        }
-    }
-    Some(runs)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,15 +174,19 @@ mod tests {
     fn decoded(lbas: &[u32]) -> Vec<u32> {
         let mut o = Owners::new(10, 1 << 20);
         o.open(7);
-        lbas.iter().for_each(|&l| o.push(7, l));
+        lbas.iter().for_each(|&l| o.push_run(7, l, 1));
         o.close(7);
         let last = |l: u32| {
             lbas.iter()
                 .rposition(|&x| x == l)
                 .map_or(NONE, |i| 56 + i as u32)
         };
-        let mut out = Vec::new();
-        o.valid_units(7, 56, 8, last, &mut out);
+        let mut out = vec![0; 8];
+        o.for_each_lba(7, |l| {
+            if let Some(offset) = last(l).checked_sub(56).filter(|&o| o < 8) {
+                out[offset as usize] = l + 1;
+            }
+        });
         out
     }
 
@@ -208,12 +206,27 @@ mod tests {
     fn the_smaller_form_is_chosen() {
         let mut o = Owners::new(2, 1 << 24);
         o.open(0);
-        (0..1000).for_each(|l| o.push(0, l));
+        (0..1000).for_each(|l| o.push_run(0, l, 1));
         o.close(0);
         assert!(matches!(o.logs[0], Log::Runs(ref r) if r.len() == 1));
         o.open(1);
-        (0..1000u32).for_each(|i| o.push(1, i.wrapping_mul(2_654_435_761) >> 8));
+        (0..1000u32).for_each(|i| o.push_run(1, i.wrapping_mul(2_654_435_761) >> 8, 1));
         o.close(1);
         assert!(matches!(o.logs[1], Log::Groups { ref low, .. } if low.len() == 1000));
+        // Sequential, then random: logged in runs, then in write order, then grouped.
+        let mixed: Vec<u32> = (0..1000u32)
+            .chain((0..1000u32).map(|i| i.wrapping_mul(2_654_435_761) >> 8))
+            .collect();
+        o.forget(0);
+        o.open(0);
+        mixed.iter().for_each(|&l| o.push_run(0, l, 1));
+        assert!(matches!(o.logs[0], Log::Open(ref log) if *log == mixed));
+        o.close(0);
+        let mut seen = Vec::new();
+        o.for_each_lba(0, |l| seen.push(l));
+        seen.sort_unstable();
+        let mut expected = mixed.clone();
+        expected.sort_unstable();
+        assert_eq!(seen, expected);
     }
 }
