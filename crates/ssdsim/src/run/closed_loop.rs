@@ -164,7 +164,7 @@ impl ClosedLoop<'_> {
         let mut end = start;
         let mut next_issue = start;
         while issued < limit {
-            let Reverse(slot) = self.slots.pop().expect("iodepth >= 1");
+            let Reverse(slot) = *self.slots.peek().expect("iodepth >= 1");
             // A rate-limited step issues no earlier than its next slot in time.
             let ti = slot.max(next_issue);
             if ti >= deadline {
@@ -187,7 +187,8 @@ impl ClosedLoop<'_> {
             let command = self.commands.next(self.dev);
             let done = issue(self.dev, command, self.bs, self.power.command_at(ti));
             issued += self.bs;
-            self.slots.push(Reverse(done));
+            // The slot now frees when this command completes (one sift, not a pop and a push).
+            *self.slots.peek_mut().expect("iodepth >= 1") = Reverse(done);
             end = end.max(done);
             self.all_done = self.all_done.max(done);
             self.rec.record(command.dir, ti, done, self.all_done);
