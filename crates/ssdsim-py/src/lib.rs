@@ -90,15 +90,13 @@ impl Drive {
         ambient_c: f64,
     ) -> PyResult<Self> {
         let cooling = cooling.parse().map_err(PyValueError::new_err)?;
-        ssdsim::bounds::AMBIENT_C
-            .check("ambient_c", ambient_c)
-            .map_err(PyValueError::new_err)?;
         let platform = ssdsim::Platform {
             apst_max_latency_us,
             low_power_states,
             cooling,
             ambient_c,
         };
+        platform.check().map_err(PyValueError::new_err)?;
         let built = catch_panic(|| {
             let cfg = ssdsim::DriveConfig::from_toml_str(preset_toml)?;
             ssdsim::Drive::with_platform(cfg, seed, platform)
@@ -144,12 +142,14 @@ impl Drive {
 
     /// The host's APST latency limit changes from the next step on (0 turns APST off), as
     /// writing the controller's latency tolerance does on Linux.
-    fn set_apst_max_latency_us(&mut self, us: u64) {
+    fn set_apst_max_latency_us(&mut self, us: u64) -> PyResult<()> {
         let platform = self.inner.platform();
-        self.inner.set_platform(ssdsim::Platform {
-            apst_max_latency_us: us,
-            ..platform
-        });
+        self.inner
+            .set_platform(ssdsim::Platform {
+                apst_max_latency_us: us,
+                ..platform
+            })
+            .map_err(sim_error)
     }
 
     /// The host's APST latency limit now, µs (0: off).

@@ -161,13 +161,15 @@ fn the_first_read_after_idle_pays_the_exit_latency_of_the_state_reached() {
     d.set_platform(Platform {
         apst_max_latency_us: 0,
         ..Platform::default()
-    });
+    })
+    .unwrap();
     assert_eq!(after(&mut d, 3.0), 165_000);
     // A latency limit below PS4's exit keeps the drive in PS3.
     d.set_platform(Platform {
         apst_max_latency_us: 20_000,
         ..Platform::default()
-    });
+    })
+    .unwrap();
     assert_eq!(after(&mut d, 3.0), 10_000_000);
 }
 

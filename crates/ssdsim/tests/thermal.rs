@@ -161,7 +161,8 @@ fn a_drive_too_hot_to_hold_drops_off_the_bus_and_remembers() {
     d.set_platform(Platform {
         ambient_c: 25.0,
         ..Platform::default()
-    });
+    })
+    .unwrap();
     d.run(&idle(1200.0)).unwrap();
     d.run(&soak(2.0)).unwrap();
     assert_eq!(d.thermal_log().unwrap().shutdowns, 1);
@@ -181,4 +182,23 @@ fn a_drive_without_a_thermal_model_reports_no_temperature() {
     let mut d = Drive::new(cfg).unwrap();
     assert!(d.run(&soak(1.0)).unwrap().temperature_c.is_empty());
     assert!(d.thermal_log().is_none());
+}
+
+// The air around the drive is bounded in the core, not only at the Python boundary: a
+// drive is not built in air out of range, and a platform change out of range changes nothing.
+#[test]
+fn air_out_of_range_is_refused_with_its_range() {
+    let hot = Platform {
+        ambient_c: 200.0,
+        ..Platform::default()
+    };
+    let built = Drive::with_platform(preset(SN850), 1, hot);
+    let Err(SimError::Config(e)) = built else {
+        panic!("a drive in 200 °C air was built");
+    };
+    assert!(e.0.contains("ambient_c") && e.0.contains("85"), "{e}");
+    let mut d = Drive::new(preset(SN850)).unwrap();
+    let before = d.platform();
+    assert!(d.set_platform(hot).is_err());
+    assert_eq!(d.platform(), before);
 }

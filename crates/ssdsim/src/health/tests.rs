@@ -269,10 +269,12 @@ fn apst_is_the_table_linux_programs_for_the_platform() {
 #[test]
 fn apst_follows_set_platform() {
     let mut drive = full_drive(Platform::default());
-    drive.set_platform(Platform {
-        apst_max_latency_us: 0,
-        ..Platform::default()
-    });
+    drive
+        .set_platform(Platform {
+            apst_max_latency_us: 0,
+            ..Platform::default()
+        })
+        .unwrap();
     assert!(get_feature(&drive, 0x0c).unwrap().contains("Disabled"));
 }
 

@@ -67,6 +67,12 @@ impl Platform {
         })
     }
 
+    /// Is the platform within what the simulator models? The message names the field,
+    /// its value and its range.
+    pub fn check(&self) -> Result<(), String> {
+        crate::bounds::AMBIENT_C.check("ambient_c", self.ambient_c)
+    }
+
     /// The APST policy this platform applies.
     fn policy(&self) -> Box<dyn ApstPolicy> {
         match self.programmed_apst() {

@@ -75,13 +75,15 @@ impl Drive {
         Self::with_platform(cfg, seed, Platform::default())
     }
 
-    /// A fresh-out-of-box drive on `platform`, a PRNG seeded with `seed`.
+    /// A fresh-out-of-box drive on `platform`, a PRNG seeded with `seed`; an error when
+    /// the preset or the platform is out of bounds.
     pub fn with_platform(
         cfg: DriveConfig,
         seed: u64,
         platform: Platform,
     ) -> Result<Drive, SimError> {
         cfg.validate()?;
+        platform.check().map_err(platform_error)?;
         let dev = Controller::new(&cfg)?;
         Ok(Drive {
             power: Power::new(&cfg, platform),
@@ -97,13 +99,15 @@ impl Drive {
     }
 
     /// The host's power management or the drive's surroundings change, from the next
-    /// step on.
-    pub fn set_platform(&mut self, platform: Platform) {
+    /// step on; an error (and no change) when the platform is out of bounds.
+    pub fn set_platform(&mut self, platform: Platform) -> Result<(), SimError> {
+        platform.check().map_err(platform_error)?;
         self.power.set_platform(platform);
         if let Some(heat) = &mut self.heat {
             heat.set_surroundings(&self.cfg, platform.cooling, platform.ambient_c);
         }
         self.platform = platform;
+        Ok(())
     }
 
     /// The host's power management the drive is on now.
@@ -260,6 +264,11 @@ impl Drive {
 }
 
 /// Does a step of this operation write?
+/// A platform out of bounds: refused as a preset field out of bounds is.
+fn platform_error(message: String) -> SimError {
+    SimError::Config(crate::config::ConfigError(message))
+}
+
 fn writes(op: Op) -> bool {
     !matches!(op, Op::Read | Op::RandRead | Op::Trim)
 }
