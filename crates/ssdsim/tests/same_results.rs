@@ -8,15 +8,18 @@ mod common;
 use common::*;
 use ssdsim::{Drive, DriveConfig, Op, Step};
 
-/// The test preset with every optional mechanism on: firmware work, a mapping table held
-/// in part (HMB), program/erase suspend, page types, read-ahead and write-buffer flushes.
-const EVERYTHING: &str = "
+/// Firmware work on the test preset, its whole mapping table in DRAM (as most presets).
+const FIRMWARE: &str = "
 [drive.firmware]
 journal_entry_bytes = 8
 checkpoint_mib = 8.0
 checkpoint_us = 500.0
 relocate_unit_ns = 100.0
+";
 
+/// With [`FIRMWARE`], every other optional mechanism on: a mapping table held in part
+/// (HMB), program/erase suspend, page types, read-ahead and write-buffer flushes.
+const MAPPING_IN_PART: &str = "
 [drive.mapping]
 cache_mib = 2.0
 hit_ns = 500.0
@@ -87,10 +90,11 @@ fn fingerprint(text: &str) -> u64 {
 fn record() -> String {
     let drives = [
         ("plain", small_tlc("", &[])),
+        ("firmware", small_tlc(FIRMWARE, &[])),
         (
             "everything",
             small_tlc(
-                EVERYTHING,
+                &(FIRMWARE.to_owned() + MAPPING_IN_PART),
                 &[(
                     "write_buffer_kib = 4096",
                     "write_buffer_kib = 4096\nread_ahead_kib = 512\nflush_idle_us = 1000.0",

@@ -14,7 +14,7 @@
 use super::firmware::{Due, Firmware};
 use super::mapping::MappingCache;
 use crate::config::DriveConfig;
-use crate::ftl::{EraseMode, Ftl, Stream};
+use crate::ftl::{consecutive, EraseMode, Ftl, Stream};
 use crate::geometry::{FastDiv, Ppa};
 use crate::nand::Nand;
 
@@ -160,14 +160,21 @@ impl Flash {
         // Every map page in memory: each access costs its hit time, and a page marked
         // again in a row changes nothing.
         self.owed_ps += self.mapping.hit_ps() * lbas.len() as u64;
-        if let Some(fw) = &mut self.firmware {
-            let mut marked = None;
-            for &lba in lbas {
-                let page = self.map_page_of.div(lba) as u64;
-                if marked != Some(page) {
-                    fw.mark(page);
-                    marked = Some(page);
-                }
+        let Some(fw) = &mut self.firmware else {
+            return;
+        };
+        if let (true, Some(&first), Some(&last)) = (consecutive(lbas), lbas.first(), lbas.last()) {
+            // A run of LBAs changes the map pages from its first's to its last's.
+            let pages = self.map_page_of.div(first)..=self.map_page_of.div(last);
+            pages.for_each(|page| fw.mark(page as u64));
+            return;
+        }
+        let mut marked = None;
+        for &lba in lbas {
+            let page = self.map_page_of.div(lba) as u64;
+            if marked != Some(page) {
+                fw.mark(page);
+                marked = Some(page);
             }
         }
     }

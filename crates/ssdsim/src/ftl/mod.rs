@@ -299,7 +299,23 @@ impl Ftl {
 
     #[inline]
     fn set_l2p(&mut self, lba: u32, ppa: Ppa) {
-        self.l2p[lba as usize] = ppa.wrapping_add(1);
+        self.l2p[lba as usize] = entry(ppa);
+    }
+
+    /// Map the `n` LBAs from `lba` to the pages from `first`, in one pass over the table.
+    #[inline]
+    fn set_l2p_run(&mut self, lba: u32, n: u32, first: Ppa) {
+        let entries = &mut self.l2p[lba as usize..(lba + n) as usize];
+        for (e, ppa) in entries.iter_mut().zip(first..) {
+            *e = entry(ppa);
+        }
+    }
+
+    /// Is none of the `n` LBAs from `lba` mapped? (A pass without branches.)
+    #[inline]
+    fn unmapped(&self, lba: u32, n: u32) -> bool {
+        let entries = &self.l2p[lba as usize..(lba + n) as usize];
+        entries.iter().fold(0, |any, &e| any | e) == entry(NONE)
     }
 
     /// Hint the CPU to fetch the mapping entry of `lba`.
@@ -469,15 +485,18 @@ impl Ftl {
     pub fn place_run(&mut self, lba: u32, n: u32, stream: Stream) -> (Ppa, bool) {
         debug_assert!(n >= 1 && n <= self.room_in_pu(stream));
         let first = self.next_page(stream);
-        for j in 0..n {
-            let old = self.l2p((lba + j) as usize);
-            if old != NONE {
-                self.invalidate(old);
-            } else {
-                self.mapped += 1;
+        if self.unmapped(lba, n) {
+            // A first write (as in a fill): no page to invalidate.
+            self.mapped += n as u64;
+        } else {
+            for j in 0..n {
+                match self.l2p((lba + j) as usize) {
+                    NONE => self.mapped += 1,
+                    old => self.invalidate(old),
+                }
             }
-            self.set_l2p(lba + j, first + j);
         }
+        self.set_l2p_run(lba, n, first);
         self.owners.push_run(self.wps[stream as usize].sb, lba, n);
         (first, self.advance(stream, n))
     }
@@ -490,27 +509,36 @@ impl Ftl {
         let first = self.next_page(Stream::Reloc);
         let dest = self.wps[Stream::Reloc as usize].sb;
         let i = self.reclaim_index(sb);
-        let table = &mut self.reclaiming[i].1;
-        // The destination's reverse map takes the LBAs in runs of consecutive ones.
-        let (mut run_start, mut run_len) = (0, 0);
-        for j in 0..n {
-            let lba = std::mem::take(&mut table[(offset + j) as usize]) - 1;
-            self.l2p[lba as usize] = first + j + 1;
-            if run_len > 0 && run_start + run_len == lba {
-                run_len += 1;
-            } else {
-                if run_len > 0 {
-                    self.owners.push_run(dest, run_start, run_len);
+        let units = offset as usize..(offset + n) as usize;
+        let lbas = &self.reclaiming[i].1[units.clone()];
+        if consecutive(lbas) {
+            // Folding sequential data: one run.
+            let lba = lbas[0] - 1;
+            self.set_l2p_run(lba, n, first);
+            self.owners.push_run(dest, lba, n);
+        } else {
+            // The destination's reverse map takes the LBAs in runs of consecutive ones.
+            let (mut run_start, mut run_len) = (0, 0);
+            for (&l, ppa) in lbas.iter().zip(first..) {
+                let lba = l - 1;
+                self.l2p[lba as usize] = entry(ppa);
+                if run_len > 0 && run_start + run_len == lba {
+                    run_len += 1;
+                } else {
+                    if run_len > 0 {
+                        self.owners.push_run(dest, run_start, run_len);
+                    }
+                    (run_start, run_len) = (lba, 1);
                 }
-                (run_start, run_len) = (lba, 1);
             }
-            #[cfg(test)]
-            {
-                let from = (sb * self.geo.units_per_sb + offset + j) as usize;
-                self.stamp[(first + j) as usize] = self.stamp[from];
-            }
+            self.owners.push_run(dest, run_start, run_len);
         }
-        self.owners.push_run(dest, run_start, run_len);
+        self.reclaiming[i].1[units].fill(0);
+        #[cfg(test)]
+        for j in 0..n {
+            let from = (sb * self.geo.units_per_sb + offset + j) as usize;
+            self.stamp[(first + j) as usize] = self.stamp[from];
+        }
         self.valid[sb as usize] -= n;
         if self.slc[sb as usize] {
             self.slc_valid -= n as u64;
@@ -832,5 +860,39 @@ impl Ftl {
             }
         }
         Ok(())
+    }
+}
+
+/// The table's entry for page `ppa`: `ppa + 1`, so that 0 is unmapped (`NONE`).
+#[inline]
+fn entry(ppa: Ppa) -> u32 {
+    ppa.wrapping_add(1)
+}
+
+/// Does each of `values` follow the one before it by one? (A pass without branches.)
+#[inline]
+pub(crate) fn consecutive(values: &[u32]) -> bool {
+    let Some(&first) = values.first() else {
+        return true;
+    };
+    let apart =
+        (values.iter().enumerate()).fold(0, |d, (j, &v)| d | (v ^ first.wrapping_add(j as u32)));
+    apart == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::consecutive;
+
+    #[test]
+    fn consecutive_values_are_told_from_others() {
+        assert!(consecutive(&[]));
+        assert!(consecutive(&[7]));
+        assert!(consecutive(&[5, 6, 7, 8]));
+        assert!(!consecutive(&[5, 7]));
+        assert!(!consecutive(&[5, 6, 6]));
+        assert!(!consecutive(&[6, 5]));
+        // The last value of the type ends a run without overflowing.
+        assert!(consecutive(&[u32::MAX - 1, u32::MAX]));
     }
 }
