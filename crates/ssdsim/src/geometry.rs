@@ -173,6 +173,13 @@ impl Geometry {
         self.div_sb.div(ppa)
     }
 
+    /// The program unit holding `ppa`, numbered across the drive: pages with the same
+    /// number are programmed (and read) together.
+    #[inline]
+    pub fn program_unit(&self, ppa: Ppa) -> u32 {
+        self.div_pu.div(ppa)
+    }
+
     /// Program-unit index within its superblock.
     #[inline]
     pub fn pu_of(&self, ppa: Ppa) -> u32 {

@@ -220,7 +220,6 @@ impl Controller {
     /// write buffer need no NAND read; units of one program unit are read together.
     fn read_nand(&mut self, lba: u64, units: u64, t: u64) -> u64 {
         let mut ready = t;
-        let upu = self.geo().units_per_pu;
         let mut i = 0u64;
         while i < units {
             let ftl = &self.flash.ftl;
@@ -229,11 +228,11 @@ impl Controller {
             if ppa == NONE {
                 continue;
             }
-            let pu_addr = ppa / upu;
+            let pu = ftl.geo().program_unit(ppa);
             let mut n = 1;
             while i < units {
                 let p2 = ftl.l2p((lba + i) as usize);
-                if p2 == NONE || p2 / upu != pu_addr {
+                if p2 == NONE || ftl.geo().program_unit(p2) != pu {
                     break;
                 }
                 n += 1;

@@ -773,13 +773,13 @@ impl Ftl {
     /// Is `ppa` in a program unit that is still being filled (data only in the write buffer)?
     #[inline]
     pub fn in_open_pu(&self, ppa: Ppa) -> bool {
-        let upu = self.geo.units_per_pu;
-        let usb = self.geo.units_per_sb;
+        let g = &self.geo;
+        let pu = g.program_unit(ppa);
         self.wps.iter().any(|w| {
             w.sb != NONE
                 && w.has_room()
-                && ppa / upu == (w.sb * usb + w.next) / upu
-                && w.next % upu != 0
+                && g.div_pu.rem(w.next) != 0
+                && g.program_unit(w.sb * g.units_per_sb + w.next) == pu
         })
     }
 
