@@ -47,7 +47,8 @@ pub struct ModeNs {
     /// pages that need more reference-voltage senses take longer. Their mean is
     /// the mode's `t_read_us`.
     read: [u64; MAX_BITS],
-    bits: u32,
+    /// Bits per cell: a row's page type is its index modulo them.
+    bits: FastDiv,
     pub prog: u64,
     pub erase: u64,
 }
@@ -63,7 +64,7 @@ impl ModeNs {
         }
         ModeNs {
             read,
-            bits: bits as u32,
+            bits: FastDiv::new(bits as u32),
             prog: ns_from_us(t.t_prog_us),
             erase: ns_from_us(t.t_erase_us),
         }
@@ -72,7 +73,7 @@ impl ModeNs {
     /// Read time of a page in wordline row `row`, ns.
     #[inline]
     pub fn read_ns(&self, row: u32) -> u64 {
-        self.read[(row % self.bits) as usize]
+        self.read[self.bits.rem(row) as usize]
     }
 }
 
