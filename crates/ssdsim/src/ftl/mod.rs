@@ -533,6 +533,7 @@ impl Ftl {
             }
             self.owners.push_run(dest, run_start, run_len);
         }
+        // Moved: no longer valid in the victim.
         self.reclaiming[i].1[units].fill(0);
         #[cfg(test)]
         for j in 0..n {
