@@ -263,12 +263,12 @@ impl Drive {
     }
 }
 
-/// Does a step of this operation write?
 /// A platform out of bounds: refused as a preset field out of bounds is.
 fn platform_error(message: String) -> SimError {
     SimError::Config(crate::config::ConfigError(message))
 }
 
+/// Does a step of this operation write?
 fn writes(op: Op) -> bool {
     !matches!(op, Op::Read | Op::RandRead | Op::Trim)
 }
