@@ -4,6 +4,7 @@ backend, record the conditions, execute."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from ssdlab.backends.sim_host import (
 )
 from ssdlab.catalogue import Scale, check_selection, compile_tests, estimated_seconds, lookup
 from ssdlab.errors import Interrupted, SsdlabError
-from ssdlab.execution import execute
+from ssdlab.execution import Reporter, execute
 from ssdlab.external import Commands
 from ssdlab.model import RunStatus, Test, TestStatus
 from ssdlab.presets import Preset, load_preset
@@ -207,9 +208,14 @@ def _simulated_telemetry(spec: str, backend: SimBackend) -> RunTelemetry:
 
 
 def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
-             show_progress: bool, telemetry: RunTelemetry, scale: Scale) -> None:
+             show_progress: bool | Callable[[int, list[Test]], Reporter], telemetry: RunTelemetry,
+             scale: Scale) -> None:
+    """`show_progress`: a progress bar, or not, or a reporter made for the run's id and tests."""
     try:  # from the moment the run exists: an interrupt then always says how to resume
         from ssdlab.cli.progress import AlarmReporter, ProgressReporter
+        if callable(show_progress):
+            execute(store, run_id, backend, show_progress(run_id, tests), telemetry, scale)
+            return
         if not show_progress:
             execute(store, run_id, backend, AlarmReporter(), telemetry, scale)
             return
@@ -220,8 +226,10 @@ def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
                           f"`ssdlab resume {run_id}` continues from the first unfinished test") from None
 
 
-def start_run(request: RunRequest, show_progress: bool = True, sys_root: Path = SYSFS) -> int:
-    """`sys_root`: where the target's telemetry is looked for (the kernel's sysfs)."""
+def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Test]], Reporter] = True,
+              sys_root: Path = SYSFS) -> int:
+    """`show_progress`: a progress bar, or not, or a reporter made for the run's id and tests;
+    `sys_root`: where the target's telemetry is looked for (the kernel's sysfs)."""
     commands = Commands()
     meter = power_meter(request)
     host = sim_host(request)

@@ -21,41 +21,58 @@ from ssdlab.model import Step, StepResult, Test
 
 
 class AlarmReporter(SilentReporter):
-    """No progress bar (--json), but telemetry notes and alarms still reach the terminal."""
+    """No progress bar (--json), but telemetry notes and alarms still reach the terminal,
+    named by `target` when runs go side by side."""
 
     console: Console = err_console
 
+    def __init__(self, target: str = "") -> None:
+        self._prefix = f"{target}: " if target else ""
+
     def telemetry_notes(self, notes: list[str]) -> None:
         for note in notes:
-            self.console.print(f"[yellow]telemetry:[/] {shown(note)}", highlight=False)
+            self.console.print(f"[yellow]telemetry:[/] {self._prefix}{shown(note)}", highlight=False)
 
     def alarms(self, test: Test, alarms: list[str]) -> None:
         for alarm in alarms:
-            print_alarm(self.console, test.id, alarm)
+            print_alarm(self.console, f"{self._prefix}{test.id}", alarm)
+
+
+def progress_rows(side_by_side: bool = False) -> Progress:
+    """The bar of a run, or one row per run (named by its target) for runs side by side."""
+    target = [TextColumn("{task.fields[target]}")] if side_by_side else []
+    return Progress(
+        *target, TextColumn("[bold]{task.fields[test]}[/]"), TextColumn("{task.fields[step]}"),
+        BarColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        console=err_console, transient=False)
 
 
 class ProgressReporter(AlarmReporter):
-    def __init__(self, tests: list[Test], scale: Scale):
-        self._progress = Progress(
-            TextColumn("[bold]{task.fields[test]}[/]"), TextColumn("{task.fields[step]}"),
-            BarColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-            console=err_console, transient=False)
+    """A run's bar: its own, or a row of `rows` (runs side by side, each named by `target`,
+    which also names it in the lines printed)."""
+
+    def __init__(self, tests: list[Test], scale: Scale, rows: Progress | None = None, target: str = ""):
+        super().__init__(target)
+        self._owns_rows = rows is None
+        self._progress = rows or progress_rows()
         self._starts: dict[str, float] = {}
         total = 0.0
         for test in tests:
             self._starts[test.id] = total
             total += estimated_seconds(test, scale)
-        self._task = self._progress.add_task("run", total=total, test="", step="")
+        self._task = self._progress.add_task("run", total=total, target=target, test="", step="")
         self._done = 0.0
         self._current = 0.0
         self._label = ""
 
     def __enter__(self) -> ProgressReporter:
-        self._progress.start()
+        if self._owns_rows:
+            self._progress.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
+        if self._owns_rows:
+            self._progress.stop()
 
     def test_started(self, position: int, total: int, test: Test) -> None:
         self._done = self._starts[test.id]
@@ -75,5 +92,5 @@ class ProgressReporter(AlarmReporter):
         self._progress.update(self._task, completed=self._done)
 
     def test_finished(self, test: Test, score: dict[str, Any]) -> None:
-        self._progress.console.print(f"  {test.id}: {score['value']:.1f} {score['unit']} "
+        self._progress.console.print(f"  {self._prefix}{test.id}: {score['value']:.1f} {score['unit']} "
                                      f"({score['name']})", highlight=False)

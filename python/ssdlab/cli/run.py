@@ -1,4 +1,5 @@
-"""`ssdlab run TARGET`: plan a suite on a target, or run it and store every result."""
+"""`ssdlab run TARGET...`: plan a suite on a target, or run it and store every result;
+several simulated drives run side by side (side_by_side.py), one run each."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import typer
 from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale
 from ssdlab.cli.options import DbOption, JsonOption
-from ssdlab.cli.output import console, print_json, shown
+from ssdlab.cli.output import console, err_console, print_json, shown
+from ssdlab.cli.progress import AlarmReporter, ProgressReporter, progress_rows
 from ssdlab.errors import SsdlabError
 from ssdlab.session import RunRequest, dry_run_document, start_run
+from ssdlab.side_by_side import Plan, plan, run_side_by_side
 from ssdlab.text import require_utf8
 from ssdlab.units import format_duration, parse_size
 
@@ -34,7 +37,10 @@ def _test_ids(text: str | None) -> tuple[str, ...] | None:
 
 
 def run_command(
-    target: Annotated[str, typer.Argument(help="block device (/dev/nvme0n1), file path, or sim:PRESET")],
+    targets: Annotated[list[str], typer.Argument(
+        metavar="TARGET...",
+        help="block device (/dev/nvme0n1), file path, or sim:PRESET; several sim:PRESET targets run side by "
+             "side, one run each")],
     suite: Annotated[str, typer.Option(help="built-in suite name (`ssdlab suites`) or a suite .toml file")] = "client",
     tests: Annotated[str | None, typer.Option(help="only these test ids, comma-separated, in this order")] = None,
     scale: Annotated[float, typer.Option(help="0 < F <= 1: multiply spans, byte and time limits and idle times")] = 1.0,
@@ -60,25 +66,31 @@ def run_command(
         help="sim:PRESET only: how the drive is cooled (the simulator's default: bare)")] = None,
     ambient_c: Annotated[float | None, typer.Option(
         "--ambient-c", metavar="C", help="sim:PRESET only: the air around the drive, °C")] = None,
+    jobs: Annotated[int | None, typer.Option(
+        help="several sim: targets: how many drives run at once (default: one per usable core, as far as the "
+             "available memory allows)")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan; touch nothing")] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Run a suite on a target and store every result (resumable with `ssdlab resume`)."""
-    request = RunRequest(
-        target=require_utf8(target, "the target"), suite=suite, tests=_test_ids(tests),
+    shared = RunRequest(
+        target="", suite=suite, tests=_test_ids(tests),
         scale=Scale(scale), size=_size(size),
         name=None if name is None else require_utf8(name, "--name"),
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
         power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),
         apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states, cooling=cooling,
         ambient_c=ambient_c)
+    runs = plan([require_utf8(t, "the target") for t in targets], shared, jobs)
     if dry_run:
-        doc = dry_run_document(request)
-        if json_out:
-            print_json(doc)
-        else:
-            _print_plan(doc)
-        return
+        _dry_run(runs.requests, json_out)
+    elif len(runs.requests) > 1:
+        _run_side_by_side(runs, json_out)
+    else:
+        _run_one(runs.requests[0], json_out)
+
+
+def _run_one(request: RunRequest, json_out: bool) -> None:
     run_id = start_run(request, show_progress=not json_out)
     if json_out:
         from ssdlab.documents import run_document
@@ -87,6 +99,48 @@ def run_command(
             print_json(run_document(store, run_id))
     else:
         console.print(f"run {run_id} done: `ssdlab show {run_id}` for the results")
+
+
+def _run_side_by_side(runs: Plan, json_out: bool) -> None:
+    """Every run to its end, each named by its target; then what became of each, and the exit
+    status of the first that did not complete."""
+    if runs.note:
+        err_console.print(f"[yellow]note:[/] {shown(runs.note)}", highlight=False)
+    if json_out:
+        outcomes = run_side_by_side(runs.requests, runs.jobs, lambda r, run_id, tests: AlarmReporter(r.target))
+    else:
+        with progress_rows(side_by_side=True) as rows:
+            outcomes = run_side_by_side(
+                runs.requests, runs.jobs,
+                lambda r, run_id, tests: ProgressReporter(tests, r.scale, rows, f"run {run_id} {r.target}"))
+    done = [o for o in outcomes if o.error is None]
+    if json_out:
+        from ssdlab.documents import run_document
+        from ssdlab.store import Store
+        with Store.open_existing(runs.requests[0].db, readonly=True) as store:
+            print_json([run_document(store, o.run_id) for o in done])
+    else:
+        for o in done:
+            console.print(f"run {o.run_id} ({shown(o.target)}) done: `ssdlab show {o.run_id}` for the results",
+                          highlight=False)
+    failed = [o for o in outcomes if o.error is not None]
+    for o in failed:
+        run = "" if o.run_id is None else f"run {o.run_id}: "
+        err_console.print(f"[bold red]error:[/] {shown(o.target)}: {run}{shown(o.error, multiline=True)}",
+                          highlight=False)
+    if failed:
+        raise typer.Exit(failed[0].exit_code)
+
+
+def _dry_run(requests: list[RunRequest], json_out: bool) -> None:
+    docs = [dry_run_document(r) for r in requests]
+    if json_out:
+        print_json(docs[0] if len(docs) == 1 else docs)
+        return
+    for request, doc in zip(requests, docs):
+        if len(docs) > 1:
+            console.print(f"[bold underline]{shown(request.target)}[/]", highlight=False)
+        _print_plan(doc)
 
 
 def _print_plan(doc: dict) -> None:

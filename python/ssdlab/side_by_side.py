@@ -1,0 +1,189 @@
+"""Several simulated drives run side by side: one run each, as many at once as there are
+cores for them and memory to hold them.
+
+A simulated drive is one thread of Rust that releases Python while it runs a step, and
+drives share nothing (each has its own seed, tables and store connection), so running
+them at once changes no result: it only puts the other cores to work on a design study
+or a comparison. Real targets are never run side by side: a device or file is run on
+its own, by one process that holds it.
+
+An interrupt stops every run at its next step (a simulated step runs to its end) and
+leaves each resumable; runs not yet started are not created.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ssdlab.errors import Interrupted, SsdlabError
+from ssdlab.execution import Reporter
+from ssdlab.model import Test
+from ssdlab.session import RunRequest, planned_capacity, power_meter, selected_tests, sim_host, start_run
+from ssdlab.targets.resolve import SIM_PREFIX
+from ssdlab.units import GiB
+
+MAX_JOBS = 64
+# What the simulator may take per TB of simulated capacity, at most: its mapping tables and
+# reverse map (issue 11's bound; BENCHMARKS.md records 1.39 GiB per TB measured).
+SIM_BYTES_PER_TB = int(1.5 * GiB)
+TB = 10**12
+MEMINFO = Path("/proc/meminfo")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one target's run ended: its id (None when it was never created) and, when it did
+    not complete, why (the error's message and exit code)."""
+    target: str
+    run_id: int | None
+    error: str | None = None
+    exit_code: int = 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The runs, one per target with every other option shared, and how many run at once;
+    `note` says why fewer run at once than asked."""
+    requests: list[RunRequest]
+    jobs: int
+    note: str | None = None
+
+
+def plan(targets: Sequence[str], request: RunRequest, asked_jobs: int | None, meminfo: Path = MEMINFO) -> Plan:
+    """Refused before anything runs when a target is not simulated or an option does not fit.
+    At once: `asked_jobs` (--jobs), else one drive per usable core, never more than there
+    are drives or than the available memory holds (counting the largest drives)."""
+    if asked_jobs is not None and not 1 <= asked_jobs <= MAX_JOBS:
+        raise SsdlabError(f"--jobs must be 1 to {MAX_JOBS}, not {asked_jobs}")
+    if not targets:
+        raise SsdlabError("give a target: a block device, a file, or sim:PRESET (`ssdlab drives`)")
+    requests = [replace(request, target=t) for t in targets]
+    if len(requests) == 1:
+        return Plan(requests, 1)
+    if real := [t for t in targets if not t.startswith(SIM_PREFIX)]:
+        raise SsdlabError(f"several targets run side by side only when all are simulated drives (sim:PRESET); "
+                          f"{', '.join(real)} {'is' if len(real) == 1 else 'are'} not. Run a device or "
+                          "file on its own")
+    power_meter(requests[0])  # a simulated drive's power comes from its preset: refused here
+    for r in requests:
+        sim_host(r)
+    # Building each drive refuses a bad preset before any run starts, and gives its size.
+    needs = sorted((-(-planned_capacity(r, selected_tests(r)[2]) * SIM_BYTES_PER_TB // TB) for r in requests),
+                   reverse=True)
+    jobs = min(len(requests), asked_jobs or len(os.sched_getaffinity(0)))
+    available = _available_bytes(meminfo)
+    if available is None:
+        return Plan(requests, jobs)
+    fit = 1
+    while fit < jobs and sum(needs[:fit + 1]) <= available:
+        fit += 1
+    if fit == jobs:
+        return Plan(requests, jobs)
+    return Plan(requests, fit, f"running {fit} at a time, not {jobs}: {available / GiB:.1f} GiB of memory is "
+                               f"available and the largest drives need up to {needs[0] / GiB:.1f} GiB each")
+
+
+def _available_bytes(meminfo: Path) -> int | None:
+    """MemAvailable from the kernel, or None where it cannot be read."""
+    try:
+        for line in meminfo.read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name == "MemAvailable":
+                return int(value.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+# A reporter for a run: its request, id and tests.
+ReporterFor = Callable[[RunRequest, int, list[Test]], Reporter]
+
+
+def run_side_by_side(requests: Sequence[RunRequest], jobs: int, reporter_for: ReporterFor) -> list[Outcome]:
+    """Run every request, `jobs` at once; the outcomes in the order of the requests, whose
+    runs are numbered in that order too (each is created once the one before it is)."""
+    stop = threading.Event()
+    turns = _Turns()
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ssdlab-run") as pool:
+        futures = [pool.submit(_run_one, r, turn, turns, stop, reporter_for) for turn, r in enumerate(requests)]
+        try:
+            pending = set(futures)
+            while pending:  # in slices, so that an interrupt reaches this thread
+                _, pending = wait(pending, timeout=0.25)
+        except KeyboardInterrupt:
+            stop.set()
+            turns.end()
+            pool.shutdown(wait=True, cancel_futures=True)
+    return [f.result() if not f.cancelled() else _not_started(r) for r, f in zip(requests, futures)]
+
+
+def _run_one(request: RunRequest, turn: int, turns: _Turns, stop: threading.Event,
+             reporter_for: ReporterFor) -> Outcome:
+    created: list[int] = []
+
+    def reporter(run_id: int, tests: list[Test]) -> Reporter:
+        created.append(run_id)
+        turns.passed(turn)
+        return _StopBetweenSteps(reporter_for(request, run_id, tests), stop)
+
+    try:
+        turns.wait_for(turn)
+        if stop.is_set():
+            return _not_started(request)
+        return Outcome(request.target, start_run(request, show_progress=reporter))
+    except SsdlabError as exc:
+        return Outcome(request.target, created[0] if created else None, str(exc), exc.exit_code)
+    finally:
+        turns.passed(turn)  # also when no run was made: the next one need not wait
+
+
+def _not_started(request: RunRequest) -> Outcome:
+    return Outcome(request.target, None, "not started: interrupted", Interrupted.exit_code)
+
+
+class _Turns:
+    """Runs are created in the order of their turns: turn `i` waits until every earlier
+    one has passed (made its run, or failed before), or until the turns end (an interrupt)."""
+
+    def __init__(self) -> None:
+        self._passed: set[int] = set()
+        self._next = 0
+        self._ended = False
+        self._changed = threading.Condition()
+
+    def wait_for(self, turn: int) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: self._next >= turn or self._ended)
+
+    def passed(self, turn: int) -> None:
+        with self._changed:
+            self._passed.add(turn)
+            while self._next in self._passed:
+                self._next += 1
+            self._changed.notify_all()
+
+    def end(self) -> None:
+        with self._changed:
+            self._ended = True
+            self._changed.notify_all()
+
+
+class _StopBetweenSteps:
+    """A reporter that interrupts its run at the next step once `stop` is set."""
+
+    def __init__(self, reporter: Reporter, stop: threading.Event) -> None:
+        self._reporter, self._stop = reporter, stop
+
+    def step_started(self, *args: Any, **kwargs: Any) -> None:
+        if self._stop.is_set():
+            raise KeyboardInterrupt
+        self._reporter.step_started(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reporter, name)
