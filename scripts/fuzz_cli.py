@@ -176,6 +176,9 @@ RUN_IDS = [b"1", b"2", b"latest", b"0", b"99999999999999999999999", b"\xd9\xa3",
 TEST_LISTS = [b"seq-read-burst", b"seq-read-burst,rand-read-burst", b",", b"a,a",
               b"seq-read-burst,,seq-read-burst", b"nope", b" seq-read-burst , trim "]
 DRIVES = [b"wd-sn850-1tb", b"generic-qlc-1tb", str(SMALL_PRESET).encode(), b"nope", b"./x.toml"]
+# A second target beside SMALL_SIM (side by side), and how many run at once.
+SECOND_TARGETS = [SMALL_SIM.encode(), b"sim:nope", b"sim:", b"d.img", b"/dev/null", b"sim:./x.toml"]
+JOBS = [b"1", b"2", b"0", b"-1", b"65", b"99999999999999999999", b"two"]
 
 
 @dataclass(frozen=True)
@@ -237,7 +240,7 @@ def name_case(rng: random.Random, seeds: Seeds) -> Case:
 
 def option_case(rng: random.Random, seeds: Seeds) -> Case:
     """One command-line value mutated, in the command that reads it."""
-    choice = rng.randrange(6)
+    choice = rng.randrange(7)
     if choice == 0:
         argv = db(b"run", b"d.img", b"--size", argument(rng, SIZES), b"--tests", b"seq-read-burst",
                   b"--scale", b"0.001", b"--dry-run")
@@ -253,6 +256,9 @@ def option_case(rng: random.Random, seeds: Seeds) -> Case:
         argv = db(*command, argument(rng, RUN_IDS))
     elif choice == 4:
         argv = [b"runs", b"--db", argument(rng, [b"ssdlab.db", b"new/x.db", b"."])]
+    elif choice == 5:
+        argv = db(b"run", SMALL_SIM.encode(), argument(rng, SECOND_TARGETS), b"--tests", b"seq-read-burst",
+                  b"--scale", b"0.001", b"--jobs", argument(rng, JOBS))
     else:
         argv = [b"sim", b"fio", b"job.fio", b"--drive", argument(rng, DRIVES)]
     return Case("option", [argv], {"job.fio": OWN_JOBS[0]}, needs_runs=True)
