@@ -13,7 +13,7 @@ import pytest
 
 from ssdlab.errors import SsdlabError
 from ssdlab.session import RunRequest
-from ssdlab.side_by_side import SIM_BYTES_PER_TB, TB, plan
+from ssdlab.side_by_side import SIM_BYTES_PER_TB, plan
 from ssdlab.units import GiB
 from tests.conftest import run_cli
 from tests.test_locks import said, wait_for
@@ -80,7 +80,7 @@ def test_a_dry_run_plans_every_drive(tmp_path):
 def test_memory_limits_how_many_run_at_once(tmp_path):
     meminfo = tmp_path / "meminfo"
     request = RunRequest(target="", suite="quick")
-    need = SIM_BYTES_PER_TB * 10**12 // TB  # a 1 TB preset, at most
+    need = SIM_BYTES_PER_TB  # each preset is 1 TB
     meminfo.write_text(f"MemTotal: 99999999 kB\nMemAvailable: {(need * 2 + GiB) // 1024} kB\n")
     assert plan(DRIVES * 2, request, 4, meminfo).jobs == 2
     meminfo.write_text(f"MemAvailable: {(need + GiB) // 1024} kB\n")

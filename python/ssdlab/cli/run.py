@@ -93,10 +93,7 @@ def run_command(
 def _run_one(request: RunRequest, json_out: bool) -> None:
     run_id = start_run(request, show_progress=not json_out)
     if json_out:
-        from ssdlab.documents import run_document
-        from ssdlab.store import Store
-        with Store.open_existing(request.db, readonly=True) as store:
-            print_json(run_document(store, run_id))
+        print_json(_run_documents(request.db, [run_id])[0])
     else:
         console.print(f"run {run_id} done: `ssdlab show {run_id}` for the results")
 
@@ -115,10 +112,7 @@ def _run_side_by_side(runs: Plan, json_out: bool) -> None:
                 lambda r, run_id, tests: ProgressReporter(tests, r.scale, rows, f"run {run_id} {r.target}"))
     done = [o for o in outcomes if o.error is None]
     if json_out:
-        from ssdlab.documents import run_document
-        from ssdlab.store import Store
-        with Store.open_existing(runs.requests[0].db, readonly=True) as store:
-            print_json([run_document(store, o.run_id) for o in done])
+        print_json(_run_documents(runs.requests[0].db, [o.run_id for o in done]))
     else:
         for o in done:
             console.print(f"run {o.run_id} ({shown(o.target)}) done: `ssdlab show {o.run_id}` for the results",
@@ -130,6 +124,14 @@ def _run_side_by_side(runs: Plan, json_out: bool) -> None:
                           highlight=False)
     if failed:
         raise typer.Exit(failed[0].exit_code)
+
+
+def _run_documents(db: Path | None, run_ids: list[int]) -> list[dict]:
+    """The stored runs as `ssdlab show --json` gives them."""
+    from ssdlab.documents import run_document
+    from ssdlab.store import Store
+    with Store.open_existing(db, readonly=True) as store:
+        return [run_document(store, run_id) for run_id in run_ids]
 
 
 def _dry_run(requests: list[RunRequest], json_out: bool) -> None:
