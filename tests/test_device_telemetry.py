@@ -1,18 +1,24 @@
-"""A run on a loop device that telemetry takes for an NVMe namespace, end to end: fake `nvme`
-and `smartctl` on PATH printing golden outputs (a media error appears in the health log after
-the first test), a fake sysfs tree whose hwmon chip the drive 'heats', a fake power meter.
-Root only (a loop device).
+"""A run on a loop device that telemetry takes for an NVMe namespace, end to end: Debian's real
+`nvme` binary answering for a pretend /dev/nvme0 through tests/nvme_shim (a WD SN850 whose health
+log shows a media error after the first test), a fake sysfs tree whose hwmon chip the drive
+'heats', a fake power meter. Root only (a loop device); nvme-cli and gcc (make test installs both).
 
 The probe is pointed at the fake tree (start_run's `sys_root`); the loop device's own
 major:minor leads there to a namespace nvme0n1 of controller nvme0. The throttle needs a
 drop of throughput fio will not make on cue, so one measured step is scripted: the backend
 runs every other step with fio, and in that one holds the 'drive' at 1000 MB/s for 4 s and
-then at 400 MB/s while its temperature passes TMT1."""
+then at 400 MB/s while its temperature passes TMT1. The same run in the user's locale (en_US,
+de_DE, in which Debian's nvme-cli 2.3 groups the digits of its counters) still reports the
+media error."""
 
+import dataclasses
 import json
 import os
+import shutil
+import subprocess
 import sys
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -27,38 +33,38 @@ from tests.conftest import run_cli
 from tests.factories import result
 from tests.fake_sysfs import FakeSysfs
 from tests.loop_devices import loop_device, require
-from tests.telemetry_data import CHIP, GOLDEN, smart_log
+from tests.nvme_shim import DRIVES, build_shim
+from tests.shim_common import find_program
+from tests.telemetry_data import CHIP
 
 pytestmark = pytest.mark.root
 
 MEDIA_ERROR = "1 new media and data integrity error during the test"
 HEATED = (1000.0,) * 4 + (400.0,) * 4
+SN850 = DRIVES["sn850"]
+NVME = find_program("nvme")
 
 
 def fake_programs(bin_dir, state):
-    """`nvme` answering for /dev/nvme0 as an SN850 with nvme-cli 2.3 would (its health log
-    with one media error from its second reading on), and `smartctl`; both log their calls."""
-    (state / "before.json").write_text(smart_log())
-    (state / "after.json").write_text(smart_log(media_errors=1))
+    """`nvme` on PATH: Debian's nvme-cli answering for /dev/nvme0 as the SN850 of tests/nvme_shim,
+    its health log with one media error from the third reading on (the probe's, the first test's
+    before, after); it logs its calls. Only nvme-cli's own process gets the shim."""
+    if NVME is None or shutil.which("gcc") is None:
+        pytest.skip("needs nvme-cli and gcc (make test installs both)")
+    pages = SN850.write(state / "pages")
+    SN850.write_smart_log(state, dataclasses.replace(SN850.smart_log, media_errors=1))
+    (state / "smart-log.bin").rename(state / "after.bin")
+    so = build_shim(state)
     bin_dir.mkdir()
     (bin_dir / "nvme").write_text(f"""#!/bin/sh
 echo "nvme $*" >> {state}/calls
-[ "$2" = /dev/nvme0 ] || {{ echo "no such controller: $2" >&2; exit 1; }}
-case "$1 $3 $4 $5" in
-  "id-ctrl -o json ") cat {GOLDEN}/nvme-2.3-id-ctrl-sn850.json ;;
-  "get-feature -f 0x10 -H") cat {GOLDEN}/nvme-2.3-get-feature-0x10-sn850.txt ;;
-  "smart-log -o json ")
-    n=$(($(cat {state}/smart-logs 2>/dev/null || echo 0) + 1)); echo $n > {state}/smart-logs
-    if [ $n -ge 2 ]; then cat {state}/after.json; else cat {state}/before.json; fi ;;
-  *) echo "unexpected: $*" >&2; exit 1 ;;
-esac
+if [ "$1" = smart-log ]; then
+  n=$(($(cat {state}/smart-logs 2>/dev/null || echo 0) + 1)); echo $n > {state}/smart-logs
+  if [ $n -ge 3 ]; then cp {state}/after.bin {pages}/smart-log.bin; fi
+fi
+LD_PRELOAD={so} NVME_SHIM_DEVICE=/dev/nvme0 NVME_SHIM_DIR={pages} exec {NVME} "$@"
 """)
-    (bin_dir / "smartctl").write_text(f"""#!/bin/sh
-echo "smartctl $*" >> {state}/calls
-cat {GOLDEN}/smartctl-7.3-nvme-sn850.json
-""")
-    for program in ("nvme", "smartctl"):
-        (bin_dir / program).chmod(0o755)
+    (bin_dir / "nvme").chmod(0o755)
 
 
 class HeatingFio(FioBackend):
@@ -80,21 +86,34 @@ class HeatingFio(FioBackend):
         return StepOutcome(res.model_copy(update={"per_second": points}), ("heated",))
 
 
-def test_health_alarm_temperature_throttle_and_energy_on_a_pretend_nvme_drive(scratch, monkeypatch, capsys):
+@pytest.fixture
+def state(scratch, monkeypatch):
+    """The pretend drive's nvme-cli first on PATH; its directory of state and call log."""
     require("wipefs", "blkdiscard")
     state = scratch / "state"
     state.mkdir()
     fake_programs(scratch / "bin", state)
     monkeypatch.setenv("PATH", f"{scratch / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    meter = scratch / "meter.py"
-    meter.write_text("import time\nt0 = time.monotonic()\nwhile True:\n"
-                     "    print(f'{time.monotonic() - t0:.4f},5', flush=True)\n    time.sleep(0.05)\n")
-    db = scratch / "tel.db"
+    return state
+
+
+@contextmanager
+def pretend_namespace(scratch, hwmon):
+    """A loop device that the fake sysfs tree shows as namespace nvme0n1 of controller nvme0,
+    whose hwmon chip holds `hwmon`; yields the device, the tree and the chip's directory."""
     with loop_device(scratch / "disk.img", size=GiB) as device:
         sysfs = FakeSysfs(scratch / "sys")
         rdev = device.stat().st_rdev
         sysfs.disk("nvme0n1", f"{os.major(rdev)}:{os.minor(rdev)}", GiB // 512, controller="nvme0", bus="nvme")
-        HeatingFio.chip = sysfs.nvme_controller("nvme0", hwmon={**CHIP, "temp1_input": "40000"}) / "hwmon1"
+        yield device, sysfs, sysfs.nvme_controller("nvme0", hwmon=hwmon) / "hwmon1"
+
+
+def test_health_alarm_temperature_throttle_and_energy_on_a_pretend_nvme_drive(scratch, state, monkeypatch, capsys):
+    meter = scratch / "meter.py"
+    meter.write_text("import time\nt0 = time.monotonic()\nwhile True:\n"
+                     "    print(f'{time.monotonic() - t0:.4f},5', flush=True)\n    time.sleep(0.05)\n")
+    db = scratch / "tel.db"
+    with pretend_namespace(scratch, {**CHIP, "temp1_input": "40000"}) as (device, sysfs, HeatingFio.chip):
         monkeypatch.setattr(session, "FioBackend", HeatingFio)
         request = RunRequest(target=str(device), tests=("seq-read-burst", "seq-write-burst"), scale=Scale(0.001),
                              destroy_data=device.name, db=db, power_meter=f"{sys.executable} {meter}")
@@ -104,8 +123,10 @@ def test_health_alarm_temperature_throttle_and_energy_on_a_pretend_nvme_drive(sc
     terminal = " ".join(capsys.readouterr().err.split())
     assert terminal.index(f"ALARM seq-read-burst: {MEDIA_ERROR}") < terminal.index("seq-write-burst")
     calls = (state / "calls").read_text().splitlines()
-    assert calls[:2] == ["nvme id-ctrl /dev/nvme0 -o json", "nvme get-feature /dev/nvme0 -f 0x10 -H"]
-    assert calls[2:] == ["nvme smart-log /dev/nvme0 -o json"] * 4  # before and after each test; hwmon between
+    assert calls[:4] == ["nvme version", "nvme id-ctrl /dev/nvme0 -o json", "nvme smart-log /dev/nvme0 -o json",
+                         "nvme get-feature /dev/nvme0 -f 0x10 -H"]  # the probe reads a health log too
+    assert calls[4:] == ["nvme smart-log /dev/nvme0 -o json"] * 4  # before and after each test; hwmon between
+    assert "LC_ALL" not in os.environ or os.environ["LC_ALL"] == "C"
 
     doc = json.loads(run_cli("export", str(run_id), db=db).stdout)
     assert doc["alarms"] == [{"test": "seq-read-burst", "alarm": MEDIA_ERROR}]
@@ -142,3 +163,28 @@ def test_health_alarm_temperature_throttle_and_energy_on_a_pretend_nvme_drive(sc
     assert html.index('id="alarms"') < html.index('id="summary"') and MEDIA_ERROR in html
     assert '"chart-seq-write-burst-temperature"' in html and "Throttle events" in html
     assert "Drive health before and after the test" in html
+
+
+@pytest.mark.parametrize("user_locale", ["en_US.UTF-8", "de_DE.UTF-8"])
+def test_in_the_users_locale_the_media_error_is_still_reported(scratch, state, monkeypatch, user_locale):
+    for variable in ("LC_ALL", "LC_NUMERIC", "LANGUAGE"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", user_locale)
+    # In this locale nvme-cli itself groups its counters' digits (the locale is installed)
+    printed = subprocess.run(["nvme", "smart-log", "/dev/nvme0", "-o", "json"], capture_output=True, text=True,
+                             check=True).stdout
+    separator = {"en_US.UTF-8": ",", "de_DE.UTF-8": "."}[user_locale]
+    assert json.loads(printed)["data_units_read"] == f"{SN850.smart_log.data_units_read:,}".replace(",", separator)
+    (state / "smart-logs").unlink()  # that reading was the test's, not the run's
+    db = scratch / "tel.db"
+    with pretend_namespace(scratch, CHIP) as (device, sysfs, _):
+        request = RunRequest(target=str(device), tests=("seq-read-burst",), scale=Scale(0.001),
+                             destroy_data=device.name, db=db)
+        run_id = start_run(request, show_progress=False, sys_root=sysfs.root)
+
+    doc = json.loads(run_cli("export", str(run_id), db=db).stdout)
+    assert doc["alarms"] == [{"test": "seq-read-burst", "alarm": MEDIA_ERROR}]
+    (test,) = doc["tests"]
+    assert test["health"]["before"]["host_read_bytes"] == SN850.smart_log.data_units_read * 512_000
+    assert test["health"]["before"]["host_written_bytes"] == 2000 * 512_000  # "2.000" under de_DE: never 2
+    assert doc["telemetry_notes"] == []

@@ -20,14 +20,16 @@ FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCh
 
 PARSERS: dict[str, Callable[[str], object]] = {
     "id-ctrl": parse_id_ctrl, "smart-log": parse_smart_log, "smartctl": parse_report}
-JSON_GOLDENS = sorted((p.name, p.read_text()) for p in GOLDEN.glob("*.json"))
+# the hand-written outputs, the real programs' (real/) and real drives' from other projects (public/)
+JSON_GOLDENS = sorted((p.name, p.read_text()) for p in GOLDEN.glob("**/*.json") if p.name != "expected.json")
 FEATURE_GOLDENS = sorted((int(re.search(r"0x[0-9a-f]{2}", p.name).group(), 16), p.read_text())
-                         for p in GOLDEN.glob("*get-feature*.txt"))
+                         for p in GOLDEN.glob("**/*get-feature*.txt"))
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(-(1 << 140), 1 << 140),
     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
-    st.sampled_from(["123", "123.000000", "12.5", "-1", "0x10", " 7 ", "9" * 60, "", "1e400", "NaN"]))
+    st.sampled_from(["123", "123.000000", "123,000000", "12.5", "-1", "0x10", " 7 ", "9" * 60, "", "1e400", "NaN",
+                     "178,037,231", "2.000", "1\u202f000", {"value": 5}, {"ro": 1}]))
 values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                        st.dictionaries(st.text(max_size=8), inner, max_size=3)),
                       max_leaves=6)

@@ -220,16 +220,25 @@ def test_hwmon_volts_times_amps(tmp_path):
     assert meter.read_watts() == pytest.approx(3.0)
 
 
-def test_hwmon_read_failure_ends_sampling_with_a_note(tmp_path):
+def test_hwmon_read_failures_are_noted_and_sampling_goes_on(tmp_path):
     chip = FakeSysfs(tmp_path).hwmon("ina226", {"power1_input": "7000000"})
     meter = parse_power_meter(f"hwmon:{chip}")
     (chip / "power1_input").write_text("busy\n")
     meter.start()
-    meter._sampler._thread.join(WAIT_S)  # it ends at its first reading
+    deadline = time.monotonic() + WAIT_S
+    while meter._sampler._failed == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    reading = chip / "power1_input.new"  # replaced whole: the sampler never reads it half-written
+    reading.write_text("7000000\n")
+    reading.replace(chip / "power1_input")
+    while len(meter._sampler._samples) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
     trace = meter.stop()
-    assert trace.samples == ()
-    assert trace.notes == (f"power sampling (hwmon:{chip}) stopped 0.0 s into the step: the power chip {chip} "
-                           "gave something other than a whole number in power1_input",)
+    assert len(trace.samples) >= 2 and {w for _, w in trace.samples} == {7.0}
+    assert len(trace.notes) == 1
+    assert trace.notes[0].startswith(f"power sampling (hwmon:{chip}): ")
+    assert trace.notes[0].endswith(f"the first 0.0 s into the step: the power chip {chip} gave something other "
+                                   "than a whole number in power1_input")
 
 
 @pytest.mark.parametrize(("attrs", "message"), [

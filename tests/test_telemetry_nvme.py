@@ -2,6 +2,7 @@
 right units; features; the controller node; the sysfs APST switch on a fake tree."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -208,3 +209,64 @@ def test_apst_switch_errors(apst_switch, monkeypatch):
     monkeypatch.setattr(Path, "write_text", refuse)
     with pytest.raises(SsdlabError, match="switching APST needs root"):
         nvme.write_latency_tolerance(path, "0")
+
+
+@pytest.mark.parametrize("grouped, locale", [
+    ("178,037,231", "en_US.UTF-8"), ("178.037.231", "de_DE.UTF-8"), ("2.000", "de_DE.UTF-8"),
+    ("178\u202f037\u202f231", "fr_FR.UTF-8"), ("1'000", "de_CH.UTF-8"),
+])
+def test_digit_groups_of_a_locale_are_refused_naming_the_locale(grouped, locale, monkeypatch):
+    """nvme-cli 2.3 prints its 128-bit counters in the locale it runs in: "2.000" is 2000, never 2."""
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.setenv("LANG", locale)
+    log = json.loads(golden("nvme-2.3-smart-log-sn850.json")) | {"data_units_read": grouped}
+    with pytest.raises(SsdlabError, match=rf"`data_units_read` is {re.escape(repr(grouped))}: digits grouped by a "
+                                          rf"locale's thousands separator.*\(here LANG={locale}\)\. .*LC_ALL=C"):
+        parse_smart_log(json.dumps(log), SMART_LOG)
+
+
+@pytest.mark.parametrize("printed", ["2000.000000", "2000,000000", "2000", " 2000 "])
+def test_nvme_cli_21_floats_in_either_decimal_point_are_whole_numbers(printed):
+    log = json.loads(golden("nvme-2.3-smart-log-sn850.json")) | {"data_units_written": printed}
+    assert parse_smart_log(json.dumps(log)).host_written_bytes == 2000 * 512_000
+
+
+@pytest.mark.parametrize("warning, bits", [
+    ({"value": 5, "available_spare": 1, "temp_threshold": 0, "reliability_degraded": 1, "ro": 0,
+      "vmbu_failed": 0, "pmr_ro": 0}, 5),
+    ({"value": 0}, 0),
+    ({"available_spare": 0, "temp_threshold": 1, "ro": 1}, 0x0A),  # no value: its named bits
+])
+def test_critical_warning_as_nvme_cli_211_prints_it(warning, bits):
+    log = json.loads(golden("nvme-2.6-smart-log-sn850.json")) | {"critical_warning": warning}
+    assert parse_smart_log(json.dumps(log)).critical_warning == bits
+
+
+@pytest.mark.parametrize("warning, problem", [
+    ({"value": 4, "available_spare": 1}, "`critical_warning.value` is 4, which its named bits contradict"),
+    ({}, "`critical_warning.value` is missing, and so is every named bit"),
+    ({"value": "x"}, "`critical_warning.value` is 'x', not a whole number"),
+])
+def test_a_critical_warning_object_that_does_not_add_up_is_refused(warning, problem):
+    log = json.loads(golden("nvme-2.6-smart-log-sn850.json")) | {"critical_warning": warning}
+    with pytest.raises(SsdlabError, match=re.escape(problem)):
+        parse_smart_log(json.dumps(log), SMART_LOG)
+
+
+@pytest.mark.parametrize("printed, version", [
+    ("nvme version 2.3 (git 2.3)\nlibnvme version 1.3 (git 1.3)\n", (2, 3)),
+    ("nvme version 1.16\n", (1, 16)),
+    ("nvme version 2.11 (git 2.11)\nlibnvme version 1.11 (git 1.11)\n", (2, 11)),
+    ("something else\n", None),
+])
+def test_the_version_nvme_cli_names(printed, version):
+    assert nvme.read_version(ReplayCommands({"nvme version": ok(printed)})) == version
+
+
+def test_nvme_cli_20_decodes_the_active_scale_but_not_the_idle_one():
+    """2.0 prints `active_work_scale` already shifted (0-3) and `idle_scale` raw, as 1.x both."""
+    doc = json.loads(golden("nvme-1-id-ctrl-sn850.json"))
+    doc["psds"][1] |= {"idle_scale": 128, "idle_power": 63, "active_work_scale": 2, "active_power": 410}
+    state = parse_id_ctrl(json.dumps(doc), version=(2, 0)).power_states[1]
+    assert (state.idle_power_w, state.active_power_w) == (0.63, 4.1)
+    assert parse_id_ctrl(json.dumps(doc), version=(1, 16)).power_states[1].active_power_w is None

@@ -1,12 +1,14 @@
 """Which telemetry a target has, on a fake sysfs tree with replayed tools; and the reasons
 when it has none."""
 
+import json
 from pathlib import Path
 
 import pytest
 
-from ssdlab.external import Completed, ReplayCommands
+from ssdlab.external import Commands, Completed, ReplayCommands
 from ssdlab.targets import Target, TargetKind
+from ssdlab.telemetry.needs import Need, missing
 from ssdlab.telemetry.probe import probe
 from tests.fake_sysfs import FakeSysfs
 from tests.telemetry_data import CHIP, ID_CTRL, SMART_LOG, SMARTCTL_NVME, SN850, SN850_HEALTH, golden, ok
@@ -38,8 +40,8 @@ def test_nvme_with_nvme_cli_and_hwmon(sysfs):
     assert telemetry.available and telemetry.reasons == () and telemetry.smartctl is None
     assert telemetry.controller() == SN850
     assert telemetry.temperature_c() == 37.85  # from hwmon: no program started
-    assert commands.calls == [tuple(ID_CTRL.split())]
-    assert telemetry.health() == SN850_HEALTH
+    assert commands.calls == [("nvme", "version"), tuple(ID_CTRL.split()), tuple(SMART_LOG.split())]
+    assert telemetry.health() == SN850_HEALTH and telemetry.health_source == "nvme-cli"
 
 
 def test_without_hwmon_the_temperature_comes_from_the_health_log(sysfs):
@@ -88,3 +90,50 @@ def test_targets_without_telemetry(sysfs, target, reason):
 def test_sata_without_smartctl(sysfs):
     telemetry = probe(device("/dev/sda"), ReplayCommands(), sysfs.root)
     assert telemetry.reasons == (SMARTCTL_MISSING,)
+
+
+GROUPED_LOG = golden("nvme-2.3-smart-log-sn850.json").replace('"23456789"', '"23,456,789"')
+NO_HEALTH_LOG = "no health log, so no alarm for media errors, critical warnings or spare"
+
+
+def test_a_health_log_nvme_cli_cannot_give_comes_from_smartctl(sysfs):
+    """nvme-cli answers Identify but its health log cannot be read: smartctl's is, before the run."""
+    sysfs.nvme_controller("nvme0", hwmon=CHIP)
+    commands = ReplayCommands({ID_CTRL: ok(golden("nvme-2.3-id-ctrl-sn850.json")), SMART_LOG: ok(GROUPED_LOG),
+                               SMARTCTL_NVME: ok(golden("smartctl-7.3-nvme-sn850.json"))})
+    telemetry = probe(device("/dev/nvme0n1"), commands, sysfs.root)
+    assert telemetry.nvme is not None and telemetry.controller() == SN850  # features still through nvme-cli
+    assert telemetry.health_source == "smartctl" and telemetry.health().media_errors == 0
+    (reason,) = telemetry.reasons
+    assert reason.startswith(f"`{SMART_LOG}`: field `data_units_read` is '23,456,789': digits grouped")
+    assert missing([Need.HEALTH], telemetry, False, "fio") is None
+
+
+def test_no_health_log_is_said_before_the_run_and_the_health_test_cannot_run(sysfs):
+    sysfs.nvme_controller("nvme0", hwmon=CHIP)
+    commands = ReplayCommands({ID_CTRL: ok(golden("nvme-2.3-id-ctrl-sn850.json")), SMART_LOG: ok(GROUPED_LOG)})
+    telemetry = probe(device("/dev/nvme0n1"), commands, sysfs.root)
+    assert telemetry.available and telemetry.health_source is None and telemetry.health() is None
+    assert telemetry.reasons[1:] == (SMARTCTL_MISSING, NO_HEALTH_LOG)
+    assert missing([Need.HEALTH], telemetry, False, "fio").startswith("it needs the drive's health log")
+    assert telemetry.temperature_source == "hwmon"  # the temperature does not need the log
+
+
+def test_a_sata_drive_smartctl_does_not_know_reads_no_host_bytes(sysfs):
+    doc = json.loads(golden("smartctl-7.3-sata-mx500.json")) | {"in_smartctl_database": False}
+    for row in doc["ata_smart_attributes"]["table"]:
+        if row["id"] == 246:
+            row |= {"id": 241, "name": "Total_LBAs_Written"}
+    commands = ReplayCommands({"smartctl -j -a /dev/sda": ok(json.dumps(doc))})
+    telemetry = probe(device("/dev/sda"), commands, sysfs.root)
+    assert telemetry.health_source == "smartctl" and telemetry.health().host_written_bytes is None
+    assert telemetry.reasons == ("smartctl's drive database does not know CT1000MX500SSD1, so the unit of its "
+                                 "attributes 241 Total_LBAs_Written is unknown: host data read and written are left "
+                                 "out (`update-smart-drivedb` brings the newest database)",)
+
+
+def test_every_program_runs_in_the_c_locale(monkeypatch):
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    done = Commands().run(["sh", "-c", 'echo "$LC_ALL $LANG"'])
+    assert done.stdout == "C de_DE.UTF-8\n"  # LC_ALL overrides every other locale variable

@@ -6,6 +6,7 @@ replay recorded outputs (`ReplayCommands`) and real runs use the real programs.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -22,6 +23,13 @@ INSTALL_HINTS = {
     "blkid": "install util-linux",
     "wipefs": "install util-linux",
 }
+
+
+def c_locale() -> dict[str, str]:
+    """This process's environment with the C locale: every program ssdlab reads runs in it.
+    In the user's locale some print numbers with digit groups or decimal commas (nvme-cli
+    2.3, Debian 12's, prints `178.037.231` under de_DE), which no parser should guess at."""
+    return {**os.environ, "LC_ALL": "C"}
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,7 @@ class Commands:
     def run(self, argv: Sequence[str], timeout: float | None = None) -> Completed:
         try:
             proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout,
-                                  errors="replace")
+                                  errors="replace", env=c_locale())
         except FileNotFoundError:
             self.require(argv[0])
             raise

@@ -15,6 +15,7 @@ MiB = 1 << 20
 GiB = 1 << 30
 TiB = 1 << 40
 MB = 10**6
+GB = 10**9
 MAX_BYTES = (1 << 63) - 1  # fio, the kernel (off_t) and SQLite all count bytes in signed 64 bits
 
 _SUFFIXES = {

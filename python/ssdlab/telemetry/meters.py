@@ -35,6 +35,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ssdlab.errors import SsdlabError
+from ssdlab.external import c_locale
 from ssdlab.telemetry.sampler import Sampler
 from ssdlab.units import per_second
 
@@ -179,7 +180,7 @@ class CommandMeter(PowerMeter):
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                           stderr=self._stderr, text=True, errors="replace",
-                                          start_new_session=True)
+                                          start_new_session=True, env=c_locale())
         except OSError as exc:
             self._stderr.close()
             raise SsdlabError(f"cannot start the power meter `{self.spec}`: {exc.strerror or exc}") from None

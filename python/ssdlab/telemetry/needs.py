@@ -22,7 +22,7 @@ def missing(needs: Iterable[Need], telemetry: Telemetry, has_meter: bool, engine
     for need in needs:
         if need is Need.NVME and telemetry.nvme is None:
             return f"it reads the drive's power states through nvme-cli, which this target has not ({why})"
-        if need is Need.HEALTH and telemetry.nvme is None and telemetry.smartctl is None:
+        if need is Need.HEALTH and telemetry.health_source is None:
             return f"it needs the drive's health log, which this target has not ({why})"
         if need is Need.TEMPERATURE and not telemetry.temperature_each_second:
             return f"it needs the drive's temperature each second, which this target has not ({why})"

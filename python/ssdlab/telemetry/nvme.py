@@ -2,8 +2,9 @@
 features that say how the drive manages power and heat.
 
 Admin commands go to the controller node (/dev/nvme0), and every one here only reads.
-The JSON of nvme-cli 1.x, 2.0-2.5 and 2.6+ differ (see `_power_state` and
-output._COUNTER); all of them give the same records. The one switch that changes the
+The JSON of nvme-cli 1.x, 2.0, 2.1-2.5 and 2.6+ differ (see `_power_state`,
+`_critical_warning` and output._COUNTER); all of them give the same records. The version
+(`nvme version`, read once) settles the one layout the JSON alone does not tell apart. The one switch that changes the
 drive's behaviour, APST on or off, goes through sysfs (`latency_tolerance_file`, and apst.py
 for the guard that always writes the original back).
 """
@@ -45,6 +46,13 @@ _APST_ENTRY = re.compile(r"Entry\[\s*(\d{1,2})\]\s*\n\s*\.+\s*\n"
                          r"\s*Idle Time Prior to Transition \(ITPT\): (\d{1,10}) ms\s*\n"
                          r"\s*Idle Transition Power State\s+\(ITPS\): (\d{1,10})")
 APST_ENTRIES = 32
+_VERSION = re.compile(r"^nvme version (\d{1,3})\.(\d{1,3})", re.M)
+# nvme-cli 2.11 and 2.12 (2.10 and 2.13+ with -H) print the critical warning as an object:
+# its value and a member per bit
+_WARNING_BITS = {"available_spare": 0, "temp_threshold": 1, "reliability_degraded": 2, "ro": 3,
+                 "vmbu_failed": 4, "pmr_ro": 5}
+
+Version = tuple[int, int]
 
 
 def controller_node(device: str | Path) -> str:
@@ -64,15 +72,17 @@ def celsius(kelvin: int | None) -> int | None:
 
 
 class NvmeCli:
-    """nvme-cli on the controller of `device`; each method runs one read-only admin command."""
+    """nvme-cli on the controller of `device`; each method runs one read-only admin command.
+    `version`: nvme-cli's (`read_version`), None when it could not be told."""
 
-    def __init__(self, device: str | Path, commands: Commands) -> None:
+    def __init__(self, device: str | Path, commands: Commands, version: Version | None = None) -> None:
         self.controller = controller_node(device)
         self.commands = commands
+        self.version = version
 
     def id_ctrl(self) -> ControllerInfo:
         argv = ["nvme", "id-ctrl", self.controller, "-o", "json"]
-        return parse_id_ctrl(self._run(argv), " ".join(argv))
+        return parse_id_ctrl(self._run(argv), " ".join(argv), self.version)
 
     def smart_log(self) -> HealthLog:
         argv = ["nvme", "smart-log", self.controller, "-o", "json"]
@@ -90,7 +100,16 @@ class NvmeCli:
         return done.stdout
 
 
-def parse_id_ctrl(text: str, command: str = "nvme id-ctrl") -> ControllerInfo:
+def read_version(commands: Commands) -> Version | None:
+    """nvme-cli's version, from `nvme version` ("nvme version 2.3 (git 2.3)"); None when it
+    does not say."""
+    done = commands.run(["nvme", "version"], timeout=TIMEOUT_S)
+    match = _VERSION.search(done.stdout) if done.returncode == 0 else None
+    return None if match is None else (int(match.group(1)), int(match.group(2)))
+
+
+def parse_id_ctrl(text: str, command: str = "nvme id-ctrl", version: Version | None = None) -> ControllerInfo:
+    """`version`: nvme-cli's, which tells 2.0's power-state scales from 1.x's (None: 1.x)."""
     doc = Json.parse(text, command)
     hctma = doc.optional_integer("hctma")  # mntmt, mxtmt and hctma came with NVMe 1.3
     return build(ControllerInfo, command,
@@ -99,17 +118,19 @@ def parse_id_ctrl(text: str, command: str = "nvme id-ctrl") -> ControllerInfo:
                  mntmt_c=celsius(doc.optional_integer("mntmt")), mxtmt_c=celsius(doc.optional_integer("mxtmt")),
                  hctma=None if hctma is None else bool(hctma & 1), apsta=bool(doc.integer("apsta") & 1),
                  rtd3_resume_us=doc.integer("rtd3r") or None, rtd3_entry_us=doc.integer("rtd3e") or None,
-                 power_states=tuple(_power_state(i, psd) for i, psd in enumerate(doc.children("psds"))))
+                 power_states=tuple(_power_state(i, psd, version) for i, psd in enumerate(doc.children("psds"))))
 
 
-def _power_state(index: int, psd: Json) -> PowerState:
+def _power_state(index: int, psd: Json, version: Version | None) -> PowerState:
     if psd.has("max_power_scale"):  # nvme-cli 2.6+
         max_scale, non_operational = psd.integer("max_power_scale"), psd.integer("non-operational_state")
     else:  # 1.x and 2.0-2.5: the descriptor's flags byte
         flags = psd.integer("flags")
         max_scale, non_operational = flags & 1, flags >> 1 & 1
-    if psd.has("active_work_scale"):  # 1.x prints the raw bytes, the scale in bits 7:6
-        idle_scale, active_scale = psd.integer("idle_scale") >> 6, psd.integer("active_work_scale") >> 6
+    if psd.has("active_work_scale"):  # 1.x prints the raw bytes, the scale in bits 7:6; 2.0 the active one decoded
+        idle_scale, active_scale = psd.integer("idle_scale") >> 6, psd.integer("active_work_scale")
+        if version != (2, 0):
+            active_scale >>= 6
     else:
         idle_scale, active_scale = psd.integer("idle_scale"), psd.integer("active_scale")
     return build(PowerState, psd.command, index=index,
@@ -133,7 +154,7 @@ def parse_smart_log(text: str, command: str = "nvme smart-log") -> HealthLog:
     return build(HealthLog, command,
                  temperature_c=celsius(doc.integer("temperature")),
                  sensor_temperatures_c=tuple((n, k - 273) for n, k in sensors if k),
-                 critical_warning=doc.integer("critical_warning"),
+                 critical_warning=_critical_warning(doc),
                  available_spare_pct=doc.integer("avail_spare"),
                  spare_threshold_pct=doc.integer("spare_thresh"),
                  percentage_used=doc.integer("percent_used"),
@@ -153,6 +174,23 @@ def parse_smart_log(text: str, command: str = "nvme smart-log") -> HealthLog:
                  tmt2_transitions=doc.optional_integer("thm_temp2_trans_count"),
                  tmt1_time_s=doc.optional_integer("thm_temp1_total_time"),
                  tmt2_time_s=doc.optional_integer("thm_temp2_total_time"))
+
+
+def _critical_warning(doc: Json) -> int:
+    """A number, or (nvme-cli 2.11, 2.12) an object: its value, else its named bits."""
+    if not doc.has_object("critical_warning"):
+        return doc.integer("critical_warning")
+    warning = doc.child("critical_warning")
+    named = {bit: warning.integer(name) for name, bit in _WARNING_BITS.items() if warning.has(name)}
+    from_names = sum(1 << bit for bit, set_ in named.items() if set_)
+    if not warning.has("value"):
+        if not named:
+            raise warning.error("value", "is missing, and so is every named bit")
+        return from_names
+    value = warning.integer("value")
+    if any(value >> bit & 1 != bool(set_) for bit, set_ in named.items()):
+        raise warning.error("value", f"is {value}, which its named bits contradict")
+    return value
 
 
 def parse_feature(fid: int, text: str, command: str = "nvme get-feature") -> Feature:

@@ -5,6 +5,7 @@ changes between versions and drives, and the user must learn which part did not 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -14,9 +15,13 @@ from pydantic import BaseModel, ValidationError
 from ssdlab.errors import SsdlabError, validation_problems
 from ssdlab.external import Completed
 
-# 128-bit counters: a JSON number, or a string ("123" in nvme-cli 2.2-2.3, "123.000000"
-# in 2.1, KEY_s in smartctl). 40 digits hold any 128-bit value.
-_COUNTER = re.compile(r"\s*(\d{1,40})(?:\.0*)?\s*", re.ASCII)
+# 128-bit counters: a JSON number, or a string: "123" (nvme-cli 2.2-2.3, smartctl's KEY_s),
+# "123.000000" (2.1's %Lf; "123,000000" where the decimal point is a comma). 40 digits hold
+# any 128-bit value.
+_COUNTER = re.compile(r"\s*([0-9]{1,40})(?:[.,]0{6})?\s*")
+# A number in a locale's digit groups ("178,037,231", "178.037.231", "2.000"), as nvme-cli
+# 2.3 prints counters in the locale it runs in: never read as a number ("2.000" is 2000).
+_GROUPED = re.compile(r"\s*[0-9]{1,3}([^0-9]{1,4})[0-9]{3}(?:\1[0-9]{3})*\s*")
 
 Record = TypeVar("Record", bound=BaseModel)
 
@@ -74,6 +79,10 @@ class Json:
         match = _COUNTER.fullmatch(value) if isinstance(value, str) else None
         if match is not None:
             number = int(match.group(1))
+        elif isinstance(value, str) and _GROUPED.fullmatch(value):
+            raise self.error(key, f"is {_shown(value)}: {_DIGIT_GROUPS} ({_locale_named()}). ssdlab runs its "
+                             "programs with LC_ALL=C, so something sets the locale again (a wrapper script?): "
+                             "run the program itself, or use nvme-cli 2.4 or later, which prints plain numbers")
         elif isinstance(value, float) and value.is_integer() or isinstance(value, int) and not isinstance(value, bool):
             number = int(value)
         else:
@@ -103,6 +112,9 @@ class Json:
             raise self.error(key, "is not an object")
         return Json(value, self.command, f"{self.where}{key}.")
 
+    def has_object(self, key: str) -> bool:
+        return isinstance(self.data.get(key), dict)
+
     def optional_child(self, key: str) -> Json | None:
         return self.child(key) if self.has(key) else None
 
@@ -124,6 +136,18 @@ class Json:
             raise self.error(key, "is not a list")
         return [None if item is None else Json({f"[{i}]": item}, self.command, f"{self.where}{key}").integer(f"[{i}]")
                 for i, item in enumerate(value)]
+
+
+_DIGIT_GROUPS = ("digits grouped by a locale's thousands separator, as nvme-cli 2.3 prints counters in the locale "
+                 "it runs in")
+
+
+def _locale_named() -> str:
+    """The locale this process was given, which its programs would inherit."""
+    for variable in ("LC_ALL", "LC_NUMERIC", "LANG"):
+        if name := os.environ.get(variable):
+            return f"here {variable}={name}"
+    return "no locale is set here"
 
 
 def _shown(value: Any) -> str:

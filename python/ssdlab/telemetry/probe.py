@@ -1,9 +1,12 @@
 """Which telemetry a target has, decided once before a run: nvme-cli, else smartctl, for
 the health log and identify data, and the kernel's hwmon chip for a cheap temperature.
 
-Each source is tried once (Identify Controller, or one smartctl report), since being
-installed is not enough: both need root to open the device. Every missing source
-leaves a short sentence in `reasons`, which the caller prints as one note.
+Each source is tried once, since being installed is not enough: both need root to open
+the device, and a version may print what cannot be read. nvme-cli gives Identify Controller
+and the features, and the health log when its smart-log reads; else smartctl gives the
+health log (and Identify data when nvme-cli gave none). So a run knows before it starts
+whether it has a health log. Every missing source leaves a short sentence in `reasons`,
+which the caller prints as one note.
 
 A simulated drive is read the same way, through nvme-cli's answers from the simulator
 (telemetry/simulated.py); its temperature comes with each step's result, in drive time,
@@ -23,7 +26,7 @@ from ssdlab.external import INSTALL_HINTS, Commands
 from ssdlab.targets import Target, TargetKind, sysfs
 from ssdlab.targets.sysfs import SYSFS
 from ssdlab.telemetry.hwmon import composite_c, find_nvme_chip
-from ssdlab.telemetry.nvme import NvmeCli, controller_node, latency_tolerance_file
+from ssdlab.telemetry.nvme import NvmeCli, controller_node, latency_tolerance_file, read_version
 from ssdlab.telemetry.records import ControllerInfo, HealthLog
 from ssdlab.telemetry.simulated import CONTROLLER, SimulatedNvme
 from ssdlab.telemetry.smartctl import Smartctl, SmartctlReport
@@ -31,6 +34,7 @@ from ssdlab.telemetry.smartctl import Smartctl, SmartctlReport
 T = TypeVar("T")
 
 SIMULATOR = "simulator"  # the temperature source of a simulated drive
+NVME_CLI, SMARTCTL = "nvme-cli", "smartctl"  # where a health log comes from
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class Telemetry:
 
     nvme: NvmeCli | None = None
     smartctl: Smartctl | None = None
+    health_source: str | None = None  # NVME_CLI or SMARTCTL: the one whose log the probe read
     hwmon_chip: Path | None = None
     controller_info: ControllerInfo | None = None  # read once by the probe
     apst_switch: Path | None = None  # the controller's live APST switch, when the kernel has one
@@ -50,9 +55,9 @@ class Telemetry:
         return any(source is not None for source in (self.nvme, self.smartctl, self.hwmon_chip))
 
     def health(self) -> HealthLog | None:
-        if self.nvme is not None:
+        if self.health_source == NVME_CLI:
             return self.nvme.smart_log()
-        if self.smartctl is not None:
+        if self.health_source == SMARTCTL:
             return self.smartctl.report().health
         return None
 
@@ -70,15 +75,13 @@ class Telemetry:
         Controller declares), else none."""
         if self.simulated:
             return SIMULATOR if self.controller_info and self.controller_info.wctemp_c is not None else None
-        if self.hwmon_chip is not None:
-            return "hwmon"
-        return "nvme-cli" if self.nvme is not None else "smartctl" if self.smartctl is not None else None
+        return "hwmon" if self.hwmon_chip is not None else self.health_source
 
     @property
     def temperature_each_second(self) -> bool:
         """Is there a temperature for every second of a step? Not through smartctl (see
         during_run)."""
-        return self.temperature_source in ("hwmon", "nvme-cli", SIMULATOR)
+        return self.temperature_source in ("hwmon", NVME_CLI, SIMULATOR)
 
     def controller(self) -> ControllerInfo | None:
         return self.controller_info
@@ -98,7 +101,8 @@ def probe(target: Target, commands: Commands, sys_root: Path = SYSFS) -> Telemet
     if re.fullmatch(r"sd[a-z]+", disk):  # SATA, or SAS and USB, which smartctl tells apart
         reasons: list[str] = []
         found = _smartctl(f"/dev/{disk}", commands, reasons)
-        return Telemetry(smartctl=found[0] if found else None, reasons=tuple(reasons))
+        return _without_health(Telemetry(smartctl=found[0] if found else None,
+                                         health_source=SMARTCTL if found else None), reasons)
     return Telemetry(reasons=(f"{target.path} is not an NVMe or SATA device",))
 
 
@@ -107,23 +111,37 @@ def _nvme(controller: str, commands: Commands, sys_root: Path) -> Telemetry:
     chip = find_nvme_chip(controller, sys_root)
     if chip is None:
         reasons.append(f"{controller} has no hwmon temperature sensor (Linux 5.5 or later has one)")
-    nvme = NvmeCli(controller, commands) if _installed("nvme", "nvme-cli", commands, reasons) else None
+    nvme = NvmeCli(controller, commands, attempt(lambda: read_version(commands), reasons)) \
+        if _installed("nvme", "nvme-cli", commands, reasons) else None
     info = attempt(nvme.id_ctrl, reasons) if nvme else None
-    if info is not None:
+    if info is None:
+        nvme = None
+    found = Telemetry(nvme=nvme, hwmon_chip=chip, controller_info=info)
+    if nvme is not None:
         switch = latency_tolerance_file(controller, sys_root)
-        return Telemetry(nvme=nvme, hwmon_chip=chip, controller_info=info, reasons=tuple(reasons),
-                         apst_switch=switch if switch.exists() else None)
-    found = _smartctl(controller, commands, reasons)
-    return Telemetry(smartctl=found[0] if found else None, hwmon_chip=chip,
-                     controller_info=found[1].controller if found else None, reasons=tuple(reasons))
+        found = replace(found, apst_switch=switch if switch.exists() else None)
+        if attempt(nvme.smart_log, reasons) is not None:
+            return replace(found, health_source=NVME_CLI, reasons=tuple(reasons))
+    if smartctl := _smartctl(controller, commands, reasons):
+        found = replace(found, smartctl=smartctl[0], health_source=SMARTCTL,
+                        controller_info=info or smartctl[1].controller)
+    return _without_health(found, reasons)
 
 
 def _simulated(commands: SimulatedNvme) -> Telemetry:
     reasons: list[str] = []
-    nvme = NvmeCli(CONTROLLER, commands)
-    found = Telemetry(nvme=nvme, controller_info=attempt(nvme.id_ctrl, reasons), simulated=True)
+    nvme = NvmeCli(CONTROLLER, commands, read_version(commands))
+    found = Telemetry(nvme=nvme, controller_info=attempt(nvme.id_ctrl, reasons), simulated=True,
+                      health_source=NVME_CLI if attempt(nvme.smart_log, reasons) else None)
     if found.controller_info is not None and found.temperature_source is None:
         reasons.append("the preset has no thermal model: no temperature")
+    return _without_health(found, reasons)
+
+
+def _without_health(found: Telemetry, reasons: list[str]) -> Telemetry:
+    """`found` with its reasons, which say so when the drive answers but no health log was read."""
+    if found.available and found.health_source is None:
+        reasons.append("no health log, so no alarm for media errors, critical warnings or spare")
     return replace(found, reasons=tuple(reasons))
 
 
@@ -132,7 +150,10 @@ def _smartctl(device: str, commands: Commands, reasons: list[str]) -> tuple[Smar
         return None
     smartctl = Smartctl(device, commands)
     report = attempt(smartctl.report, reasons)
-    return None if report is None else (smartctl, report)
+    if report is None:
+        return None
+    reasons.extend(report.notes)
+    return smartctl, report
 
 
 def _installed(program: str, name: str, commands: Commands, reasons: list[str]) -> bool:

@@ -34,9 +34,10 @@ class Readings:
 
 class Sampler:
     """Calls `source` every `period_s` seconds from start() to stop(), the first time at
-    once (outside quiet()); a None reading is skipped. A source that raises SsdlabError is
-    noted once and sampling ends there (the step goes on without it); any other exception
-    is a bug and stop() raises it."""
+    once (outside quiet()); a None reading is skipped. A reading that raises SsdlabError is
+    skipped too, and sampling goes on (a drive busy for a moment, a sensor read that times
+    out, must not end a step's series): one note says how many failed, and the first
+    error. Any other exception is a bug: sampling ends and stop() raises it."""
 
     def __init__(self, source: Callable[[], float | None], period_s: float, what: str = "sampling"):
         if not period_s > 0:
@@ -53,7 +54,8 @@ class Sampler:
         if self._thread is not None:
             raise RuntimeError("the sampler is already running")
         self._samples: list[Sample] = []
-        self._notes: list[str] = []
+        self._reads = self._failed = 0
+        self._first_failure: tuple[float, SsdlabError] | None = None
         self._error: Exception | None = None
         self._stop.clear()
         self._t0 = time.monotonic()
@@ -68,7 +70,12 @@ class Sampler:
         self._thread = None
         if self._error is not None:
             raise self._error
-        return Readings(tuple(self._samples), tuple(self._notes))
+        notes = ()
+        if self._first_failure is not None:
+            first_s, first = self._first_failure
+            notes = (f"{self._what}: {self._failed} of {self._reads} readings failed, the first {first_s:.1f} s "
+                     f"into the step: {first}",)
+        return Readings(tuple(self._samples), notes)
 
     @contextmanager
     def quiet(self) -> Iterator[None]:
@@ -101,11 +108,13 @@ class Sampler:
     def _read(self) -> bool:
         """One reading; False when sampling must end."""
         before = self._now()
+        self._reads += 1
         try:
             value = self._source()
         except SsdlabError as exc:
-            self._notes.append(f"{self._what} stopped {before:.1f} s into the step: {exc}")
-            return False
+            self._failed += 1
+            self._first_failure = self._first_failure or (before, exc)
+            return True
         except Exception as exc:  # a bug: stop() raises it in the step's thread
             self._error = exc
             return False

@@ -3,8 +3,9 @@ reads a simulated one through the same NvmeCli, unchanged.
 
 The simulator keeps the drive's own health log, Identify Controller data and features
 (crates/ssdsim/src/health) and prints them as nvme-cli 2.6+ does; `SimulatedNvme` stands
-where the program would run. It answers the three read-only queries NvmeCli makes and
-refuses every other command, so nothing can write to the drive through it.
+where the program would run. It answers the read-only queries NvmeCli makes (and `nvme
+version`, as 2.6) and refuses every other command, so nothing can write to the drive
+through it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ssdlab.external import Commands, Completed
 # The controller NvmeCli names in its commands; a simulated drive has one.
 CONTROLLER = "/dev/nvme0"
 MAX_FID = 0xFF  # a feature identifier is one byte
+VERSION = "nvme version 2.6 (simulated drive)\n"  # the nvme-cli whose JSON the simulator prints
 
 
 class SimulatedNvme(Commands):
@@ -33,14 +35,16 @@ class SimulatedNvme(Commands):
     def run(self, argv: Sequence[str], timeout: float | None = None) -> Completed:
         argv = tuple(argv)
         match argv:
+            case ("nvme", "version"):
+                return Completed(argv, 0, VERSION, "")
             case ("nvme", "id-ctrl", str(), "-o", "json"):
                 return Completed(argv, 0, self.drive.id_ctrl_json(), "")
             case ("nvme", "smart-log", str(), "-o", "json"):
                 return Completed(argv, 0, self.drive.smart_log_json(), "")
             case ("nvme", "get-feature", str(), "-f", fid, "-H"):
                 return self._feature(argv, fid)
-        raise SsdlabError(f"a simulated drive answers only nvme-cli's id-ctrl, smart-log and get-feature "
-                          f"queries, not `{' '.join(argv)[:200]}`")
+        raise SsdlabError(f"a simulated drive answers only nvme-cli's version, id-ctrl, smart-log and "
+                          f"get-feature queries, not `{' '.join(argv)[:200]}`")
 
     def _feature(self, argv: tuple[str, ...], fid_text: str) -> Completed:
         try:

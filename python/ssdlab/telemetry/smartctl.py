@@ -5,6 +5,8 @@ the thermal-transition counters, and from 7.5 on the power states and composite
 thresholds too (7.3, in Debian 12, has neither). A counter above 2^53 also comes as a
 `KEY_s` string, which is read in preference. A SATA drive's vendor attributes map onto
 the health log only where smartctl's drive database names their unit; the rest is None.
+A drive the database does not know gets default names whatever it counts (`Total_LBAs_Written`
+for a 241 that counts GiB): those are left out, with a note, rather than misread.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ssdlab.external import Commands, Completed
 from ssdlab.telemetry.nvme import DATA_UNIT_BYTES
 from ssdlab.telemetry.output import TIMEOUT_S, Json, build, failure
 from ssdlab.telemetry.records import ControllerInfo, HealthLog, PowerState
-from ssdlab.units import GiB, MiB
+from ssdlab.units import GB, GiB, MiB
 
 # Exit status bits 0-1: the command line or opening the device failed. The higher bits
 # report what smartctl found (a failing drive, errors in its logs): the JSON is still whole.
@@ -33,12 +35,21 @@ _ATA_ATTRIBUTES = {
     "Host_Reads_32MiB": ("host_read_bytes", 32 * MiB),
     **{f"{prefix}_Writes_GiB": ("host_written_bytes", GiB) for prefix in ("Host", "Lifetime", "Total")},
     **{f"{prefix}_Reads_GiB": ("host_read_bytes", GiB) for prefix in ("Host", "Lifetime", "Total")},
+    "Total_Writes_GB": ("host_written_bytes", GB),  # SK hynix SC31x: "~GB, not GiB", says the database
+    "Total_Reads_GB": ("host_read_bytes", GB),
+    # what the drive wrote to flash, beside the host's writes (so the health log gives write amplification)
+    **{name: ("nand_written_bytes", GiB) for name in ("NAND_Writes_1GiB", "Flash_Writes_GiB", "Total_NAND_Writes_GiB")},
+    **{name: ("nand_written_bytes", 32 * MiB) for name in ("NAND_Writes_32MiB", "Flash_Writes_32MiB")},
     "Reported_Uncorrect": ("media_errors", 1),
     "Uncorrectable_Error_Cnt": ("media_errors", 1),  # Samsung
     "Unexpect_Power_Loss_Ct": ("unsafe_shutdowns", 1),
     "Unsafe_Shutdown_Count": ("unsafe_shutdowns", 1),
     "POR_Recovery_Count": ("unsafe_shutdowns", 1),  # Samsung
 }
+# The names smartctl's default table gives attributes 241 and 242 of a drive its database
+# does not know: their unit is the drive's own (logical blocks, 32 MiB, GiB of host or of
+# NAND writes), so they count only for a drive in the database.
+_DEFAULT_NAMES = {"Total_LBAs_Written", "Total_LBAs_Read"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,7 @@ class SmartctlReport:
     protocol: str                       # "NVMe" or "ATA"
     health: HealthLog
     controller: ControllerInfo | None   # NVMe only
+    notes: tuple[str, ...] = ()         # what was left out, and why
 
 
 class Smartctl:
@@ -68,7 +80,7 @@ def parse_report(text: str, command: str = "smartctl -j -a") -> SmartctlReport:
     if protocol == "NVMe":
         return SmartctlReport(protocol, _nvme_health(doc), _nvme_controller(doc))
     if protocol == "ATA":
-        return SmartctlReport(protocol, _ata_health(doc), None)
+        return _ata_report(doc)
     raise SsdlabError(f"`{command}` reports a {protocol} device: ssdlab reads the health of NVMe and SATA drives")
 
 
@@ -86,6 +98,9 @@ def _counter(log: Json, key: str) -> int:
 
 
 def _nvme_health(doc: Json) -> HealthLog:
+    if not doc.has("nvme_smart_health_information_log"):
+        raise SsdlabError(f"`{doc.command}` printed no NVMe health log: `smartctl -a DEVICE` should show "
+                          "\"SMART/Health Information\"; smartctl 7.0 or later is needed for its JSON")
     log = doc.child("nvme_smart_health_information_log")
     sensors = enumerate(log.optional_integers("temperature_sensors"), start=1)
     return build(HealthLog, doc.command,
@@ -135,16 +150,31 @@ def _watts(ps: Json, key: str) -> float | None:
     return power.integer("value") / units if units else None
 
 
-def _ata_health(doc: Json) -> HealthLog:
+def _ata_report(doc: Json) -> SmartctlReport:
     temperature, power_on = doc.optional_child("temperature"), doc.optional_child("power_on_time")
     attributes = doc.optional_child("ata_smart_attributes")
+    if attributes is None and temperature is None and power_on is None:
+        raise SsdlabError(f"`{doc.command}` printed no health data (no SMART attributes, temperature nor "
+                          "power-on time): is SMART off on this drive? `smartctl -s on DEVICE` turns it on")
     block = doc.optional_integer("logical_block_size") or 512
+    known = doc.has("in_smartctl_database") and doc.flag("in_smartctl_database")
     mapped: dict[str, int] = {}
+    unknown_units: list[str] = []
     for row in attributes.children("table") if attributes else []:
-        field, unit = _ATA_ATTRIBUTES.get(row.text("name"), (None, 0))
-        if field is not None:
+        name = row.text("name")
+        field, unit = _ATA_ATTRIBUTES.get(name, (None, 0))
+        if field is not None and name in _DEFAULT_NAMES and not known:
+            unknown_units.append(f"{row.integer('id')} {name}")
+        elif field is not None:
             mapped[field] = row.child("raw").integer("value") * (unit or block)
-    return build(HealthLog, doc.command, **mapped,
-                 temperature_c=temperature.optional_integer("current") if temperature else None,
-                 power_on_hours=power_on.optional_integer("hours") if power_on else None,
-                 power_cycles=doc.optional_integer("power_cycle_count"))
+    notes = ()
+    if unknown_units:
+        model = doc.text("model_name") if doc.has("model_name") else "this drive"
+        notes = (f"smartctl's drive database does not know {model}, so the unit of its attributes "
+                 f"{', '.join(unknown_units)} is unknown: host data read and written are left out "
+                 "(`update-smart-drivedb` brings the newest database)",)
+    health = build(HealthLog, doc.command, **mapped,
+                   temperature_c=temperature.optional_integer("current") if temperature else None,
+                   power_on_hours=power_on.optional_integer("hours") if power_on else None,
+                   power_cycles=doc.optional_integer("power_cycle_count"))
+    return SmartctlReport("ATA", health, None, notes)

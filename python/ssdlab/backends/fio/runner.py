@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ssdlab.backends.fio import parse
 from ssdlab.errors import BackendFailed
-from ssdlab.external import Commands
+from ssdlab.external import Commands, c_locale
 
 PR_SET_PDEATHSIG = 1
 POLL_S = 0.25
@@ -45,7 +45,7 @@ def run_job(job_file: Path, commands: Commands, on_tick: Callable[[], None] | No
     argv = [fio, "--thread", "--output-format=json+", str(job_file)]
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                errors="replace", preexec_fn=_die_with_parent)
+                                errors="replace", preexec_fn=_die_with_parent, env=c_locale())
     except OSError as exc:
         raise BackendFailed(f"cannot start fio: {exc.strerror}") from None
     try:

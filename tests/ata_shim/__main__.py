@@ -1,0 +1,7 @@
+"""python -m tests.ata_shim OUTDIR [DRIVE...]: write each drive's pages (see pages.py)."""
+
+import sys
+
+from .pages import main
+
+sys.exit(main(sys.argv[1:]))
