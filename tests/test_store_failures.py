@@ -104,7 +104,7 @@ def test_a_damaged_database_is_reported_to_readers_and_never_written(tmp_path):
     damage_the_middle(db)
     before = sha256(db)
     damaged = f"the database {db} is damaged ("
-    recover = f"`sqlite3 {db} .recover"
+    recover = f"`ssdlab db recover {db} -o RECOVERED.db`"
 
     reading = [("runs",), ("show", "1"), ("export", "1"), ("export", "6"),
                ("report", "1", "6", "-o", tmp_path / "r.html"), ("compare", "1", "6")]

@@ -10,6 +10,7 @@ import typer
 
 from ssdlab.cli.analyze import analyze_app
 from ssdlab.cli.compare import compare_command
+from ssdlab.cli.db import db_app
 from ssdlab.cli.drives import drives_app
 from ssdlab.cli.export import export_command
 from ssdlab.cli.output import err_console, shown
@@ -39,6 +40,7 @@ app.command("compare")(compare_command)
 app.command("tests")(tests_command)
 app.command("suites")(suites_command)
 app.add_typer(analyze_app, name="analyze")
+app.add_typer(db_app, name="db")
 app.add_typer(drives_app, name="drives")
 app.add_typer(sim_app, name="sim")
 

@@ -72,9 +72,9 @@ def database_error(exc: Exception, path: Path, run_id: int | None = None) -> Ssd
 def _damaged(path: Path, detail: str) -> SsdlabError:
     quoted = shlex.quote(str(path))
     return SsdlabError(
-        f"the database {path} is damaged ({detail}): ssdlab will not write to it. Recover what "
-        f"it holds with `sqlite3 {quoted} .recover | sqlite3 RECOVERED.db` and use RECOVERED.db, "
-        "or use another --db")
+        f"the database {path} is damaged ({detail}): ssdlab will not write to it. Copy what can "
+        f"still be read of it into a new database with `ssdlab db recover {quoted} -o RECOVERED.db` "
+        "and use RECOVERED.db, or use another --db")
 
 
 def _disk_full(path: Path, run_id: int | None) -> SsdlabError:

@@ -34,7 +34,7 @@ class Access(Enum):
 def open_database(path: Path, access: Access) -> sqlite3.Connection:
     """A connection to the ssdlab database at `path`; NotOurs, NoDatabase or Damaged
     when it cannot be used as `access` asks."""
-    header = _header(path)
+    header = read_header(path)
     if header is None and access is not Access.CREATE:
         raise NoDatabase()
     if header and header != SQLITE_HEADER:  # SQLite takes an empty file as a new database
@@ -43,7 +43,7 @@ def open_database(path: Path, access: Access) -> sqlite3.Connection:
         return _open_for_reading(path)
     if access is Access.CREATE:
         _make_directory(path.parent)
-    conn = _connect(_uri(path))
+    conn = connect(uri(path))
     try:
         _prepare_for_writing(conn)
     except BaseException:
@@ -52,7 +52,7 @@ def open_database(path: Path, access: Access) -> sqlite3.Connection:
     return conn
 
 
-def _connect(database: str) -> sqlite3.Connection:
+def connect(database: str) -> sqlite3.Connection:
     """`database` is a `file:` URI, or "" for a private temporary database. Autocommit
     (the store opens its own transactions); the busy timeout is set first, before
     anything can meet a lock."""
@@ -61,7 +61,7 @@ def _connect(database: str) -> sqlite3.Connection:
     return conn
 
 
-def _uri(path: Path, query: str = "") -> str:
+def uri(path: Path, query: str = "") -> str:
     """A URI, so that no file name is taken for options (`?`, `#`, `file:` in it)."""
     return f"file:{quote(str(path.absolute()))}" + (f"?{query}" if query else "")
 
@@ -75,7 +75,7 @@ def _text(value: bytes) -> str:
         raise Damaged(f"unreadable text at byte {exc.start}") from None
 
 
-def _header(path: Path) -> bytes | None:
+def read_header(path: Path) -> bytes | None:
     """The first bytes of the file, where SQLite writes its name; None if there is none."""
     try:
         with path.open("rb") as f:
@@ -156,7 +156,7 @@ def _open_for_reading(path: Path) -> sqlite3.Connection:
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
-    conn = _connect(_uri(path, "mode=ro"))
+    conn = connect(uri(path, "mode=ro"))
     try:
         conn.execute("SELECT count(*) FROM sqlite_master")  # opens the file, and its WAL
         return conn
@@ -177,7 +177,7 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
             f"the database {path} has changes not yet merged from {wal}, which cannot be read "
             "in a read-only directory: copy both files to a writable directory and use the "
             "copy with --db")
-    return _connect(_uri(path, "immutable=1"))
+    return connect(uri(path, "immutable=1"))
 
 
 def _writable(path: Path) -> bool:
@@ -187,7 +187,7 @@ def _writable(path: Path) -> bool:
 def _migrated_copy(conn: sqlite3.Connection) -> sqlite3.Connection:
     """A database of an older schema, for reading: a private temporary database (on
     disk, deleted when closed) holding a copy of it, migrated; the file stays as it is."""
-    copy = _connect("")
+    copy = connect("")
     try:
         conn.backup(copy)
         migrate(copy)
