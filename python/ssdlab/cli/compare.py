@@ -3,18 +3,25 @@ the relative difference to the first run."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 
 from ssdlab.cli.options import DbOption, JsonOption, RunIdsArgument
 from ssdlab.cli.output import console, err_console, print_json, shown
-from ssdlab.report.data import ReportData, gather
-from ssdlab.report.summary import format_relative, format_value, score_rows, summary_json
 from ssdlab.store import Store
+
+if TYPE_CHECKING:
+    from ssdlab.report.data import ReportData
 
 
 def compare_command(run_ids: RunIdsArgument, db: DbOption = None,
                     json_out: JsonOption = False) -> None:
     """Compare the primary scores of runs; differences are relative to the first run."""
+    # the report's modules load altair (a fifth of a second): only the commands that use them
+    from ssdlab.report.data import gather
+    from ssdlab.report.summary import format_relative, format_value, score_rows, summary_json
+
     with Store.open_existing(db, readonly=True) as store:
         data = gather(store, [store.resolve_run_id(text) for text in run_ids])
     warnings = [w for w in (scale_mismatch(data),) if w]

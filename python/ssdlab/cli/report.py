@@ -11,10 +11,6 @@ import typer
 from ssdlab.cli.options import DbOption, RunIdsArgument
 from ssdlab.cli.output import console, shown
 from ssdlab.errors import SsdlabError
-from ssdlab.report.data import gather
-from ssdlab.report.export import export_charts
-from ssdlab.report.page import chart_count, render
-from ssdlab.report.sections import sections
 from ssdlab.store import Store
 from ssdlab.units import format_bytes
 
@@ -28,6 +24,12 @@ def report_command(
             "--svg", help="also write every chart as an SVG file into this directory")] = None,
         db: DbOption = None) -> None:
     """Write an HTML report of one run, or of several runs compared chart by chart."""
+    # the report's modules load altair (a fifth of a second): only the commands that use them
+    from ssdlab.report.data import gather
+    from ssdlab.report.export import export_charts
+    from ssdlab.report.page import chart_count, render
+    from ssdlab.report.sections import sections
+
     with Store.open_existing(db, readonly=True) as store:
         data = gather(store, [store.resolve_run_id(text) for text in run_ids])
     parts = sections(data)

@@ -63,9 +63,9 @@ def run_command(
         help="sim:PRESET only: a platform on which the drive cannot reach its non-operational power states "
              "(no PCIe L1.2)")] = False,
     cooling: Annotated[Cooling | None, typer.Option(
-        help="sim:PRESET only: how the drive is cooled (the simulator's default: bare)")] = None,
+        help="sim:PRESET only: how the drive is cooled (the simulator's default: a heatsink)")] = None,
     ambient_c: Annotated[float | None, typer.Option(
-        "--ambient-c", metavar="C", help="sim:PRESET only: the air around the drive, °C")] = None,
+        "--ambient-c", metavar="C", help="sim:PRESET only: the air around the drive, °C (default 35)")] = None,
     jobs: Annotated[int | None, typer.Option(
         help="several sim: targets: how many drives run at once (default: one per usable core, as far as the "
              "available memory allows)")] = None,
