@@ -1,0 +1,171 @@
+"""Simulated jobs in fio 3.33's JSON (`--output-format=json+`): every key fio prints for
+a job, in its units (runtime in ms, bw in KiB/s, latencies in ns, histogram bins), with
+its arithmetic (runtime rounded up to whole ms, bandwidth in whole bytes and KiB per s).
+
+What a simulation does not have is fio's neutral value: no submission cost (slat 0, on
+engines for which fio times it), no host CPU (usr_cpu, sys_cpu, ctx, faults 0), no
+errors, nothing left to run (eta 0). disk_util has one entry, the simulated drive.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from ssdlab import __version__
+from ssdlab.model import DirectionResult, Latency
+from ssdlab.model.results import clamped_percentile
+from ssdlab.simfio.jobfile import FioJob, Setting
+from ssdlab.simfio.run import JobPlan, JobRun, Report
+from ssdlab.simfio.stats import (
+    Samples,
+    depth_levels,
+    direction_samples,
+    latency_ranges,
+    latency_stddev,
+    percentages,
+    window_ios,
+)
+
+DIRECTIONS = ("read", "write", "trim")
+# fio's labels of stats.DEPTH_LEVELS, stats.LATENCY_BOUNDS and stats.LATENCY_MS_BOUNDS
+DEPTH_LABELS = ("1", "2", "4", "8", "16", "32", ">=64")
+LATENCY_LABELS = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")
+LATENCY_MS_LABELS = (*LATENCY_LABELS, "2000", ">=2000")
+# iodepth_submit and iodepth_complete: I/Os per submission and per reaping, up to each
+BATCH_LABELS = ("0", "4", "8", "16", "32", "64", ">=64")
+NO_LATENCY = Latency.from_histogram((), 0, 0, 0)
+
+
+def fio_json(jobs: list[tuple[FioJob, JobPlan, JobRun]], drive: str) -> dict[str, Any]:
+    now = time.time()
+    # fio's elapsed is the whole run's, the same for every job
+    elapsed = math.ceil(sum(run.drive_s for _, _, run in jobs))
+    out: dict[str, Any] = {
+        "fio version": f"ssdlab-sim-{__version__}",
+        "timestamp": int(now), "timestamp_ms": int(now * 1000),
+        "time": time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(now)),
+    }
+    # the [global] sections' options (fio's "global options"), those of any after the last
+    # job left out: they set nothing
+    defaults = _listed(jobs[-1][0].defaults)
+    if defaults:
+        out["global options"] = defaults
+    out["jobs"] = [_job_json(index, job, p, run, elapsed)
+                   for index, (job, p, run) in enumerate(jobs)]
+    if any(p.report.disk_util for _, p, _ in jobs):
+        out["disk_util"] = [_disk_util(drive, [run for _, _, run in jobs])]
+    return _six_places(out)
+
+
+def _six_places(node: Any) -> Any:
+    """Floats as fio prints them (printf's %f): six decimal places."""
+    if isinstance(node, dict):
+        return {k: _six_places(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_six_places(v) for v in node]
+    return round(node, 6) if isinstance(node, float) else node
+
+
+def _listed(settings: dict[str, Setting]) -> dict[str, str]:
+    """Options as fio lists them: its own names, the values as written, no bare flags."""
+    return {name: s.value for name, s in settings.items() if s.value is not None}
+
+
+def _job_json(index: int, job: FioJob, p: JobPlan, run: JobRun, elapsed: int) -> dict[str, Any]:
+    r, report = run.result, p.report
+    runtime_ms = _ms(run.elapsed_s)
+    windows = window_ios(run.series, run.elapsed_s)
+    out: dict[str, Any] = {"jobname": report.jobname, "groupid": index, "error": 0, "eta": 0,
+                           "elapsed": elapsed}
+    if own := _listed(job.own):
+        out["job options"] = own
+    for name in DIRECTIONS:
+        d = getattr(r, name)
+        share = d.ios / r.ios if d and r.ios else 0.0
+        out[name] = _direction_json(d, runtime_ms, direction_samples(windows, share, p.step.bs),
+                                    report)
+    out["sync"] = {"total_ios": 0, "lat_ns": _latency_json(NO_LATENCY, False)}
+    out.update({"job_runtime": runtime_ms, "usr_cpu": 0.0, "sys_cpu": 0.0, "ctx": 0, "majf": 0,
+                "minf": 0})
+    out["iodepth_level"] = dict(zip(DEPTH_LABELS, percentages(
+        depth_levels(run.piece_ios, p.step.iodepth), r.ios, 0.1)))
+    # the simulator takes each I/O as it is submitted, and completes each on its own
+    one_at_a_time = percentages([0, r.ios, 0, 0, 0, 0, 0], r.ios, 0.1)
+    out["iodepth_submit"] = dict(zip(BATCH_LABELS, one_at_a_time))
+    out["iodepth_complete"] = dict(zip(BATCH_LABELS, one_at_a_time))
+    ns, us, ms = latency_ranges(d.latency.histogram for d in r.directions.values())
+    for key, counts, labels in (("latency_ns", ns, LATENCY_LABELS), ("latency_us", us, LATENCY_LABELS),
+                                ("latency_ms", ms, LATENCY_MS_LABELS)):
+        out[key] = dict(zip(labels, percentages(counts, r.ios, 0.01)))
+    if report.continue_on_error:
+        out.update({"total_err": 0, "first_error": 0})
+    out.update({"latency_depth": report.iodepth, "latency_target": 0, "latency_percentile": 100.0,
+                "latency_window": 0})
+    if report.description is not None:
+        out["desc"] = report.description
+    return out
+
+
+def _direction_json(d: DirectionResult | None, runtime_ms: int, samples: tuple[Samples, Samples],
+                    report: Report) -> dict[str, Any]:
+    ios, nbytes = (d.ios, d.bytes) if d else (0, 0)
+    runtime = runtime_ms if ios else 0
+    bw_bytes = 1000 * nbytes // runtime if runtime else 0
+    lat = d.latency if d else NO_LATENCY
+    slat = Latency.from_histogram(((0, ios),) if report.slat_measured else (), 0, 0, 0)
+    bw, iops = samples
+    # fio's share of the group's bandwidth: each job is its own group here
+    agg = min(100.0, int(bw.mean) * 100 / (bw_bytes / 1024)) if bw_bytes > 1024 else 100.0
+    return {
+        "io_bytes": nbytes, "io_kbytes": nbytes >> 10, "bw_bytes": bw_bytes, "bw": bw_bytes // 1024,
+        "iops": 1000.0 * ios / runtime if runtime else 0.0, "runtime": runtime, "total_ios": ios,
+        "short_ios": 0, "drop_ios": 0,
+        "slat_ns": _latency_json(slat, report.slat_percentiles, report.percentiles),
+        "clat_ns": _latency_json(lat, report.clat_percentiles, report.percentiles),
+        # a submission costs no drive time: the total latency is the completion latency
+        "lat_ns": _latency_json(lat, report.lat_percentiles, report.percentiles),
+        "bw_min": min(bw.values, default=0), "bw_max": max(bw.values, default=0),
+        "bw_agg": agg if bw.n else 0.0, "bw_mean": bw.mean, "bw_dev": bw.stddev,
+        "bw_samples": bw.n,
+        "iops_min": min(iops.values, default=0), "iops_max": max(iops.values, default=0),
+        "iops_mean": iops.mean, "iops_stddev": iops.stddev, "iops_samples": iops.n,
+    }
+
+
+def _latency_json(lat: Latency, with_percentiles: bool,
+                  percentiles: tuple[float, ...] = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {"min": lat.min_ns, "max": lat.max_ns, "mean": lat.mean_ns,
+                           "stddev": latency_stddev(lat), "N": lat.count}
+    if with_percentiles and lat.count:
+        out["percentile"] = {f"{q:.6f}": clamped_percentile(lat.histogram, lat.count, q,
+                                                            lat.min_ns, lat.max_ns)
+                             for q in percentiles}
+        out["bins"] = {str(v): c for v, c in lat.histogram}
+    return out
+
+
+def _disk_util(drive: str, runs: list[JobRun]) -> dict[str, Any]:
+    """The simulated drive's I/O over the whole run (ramps too), as Linux's disk statistics
+    count it: commands, milliseconds spent on them, and the share of the time it was busy."""
+    results = [r for run in runs for r in (run.result, run.ramp) if r is not None]
+
+    def ticks(name: str) -> int:
+        return round(sum(d.latency.mean_ns * d.latency.count for r in results
+                         if (d := getattr(r, name))) / 1e6)
+
+    def ios(name: str) -> int:
+        return sum(d.ios for r in results if (d := getattr(r, name)))
+
+    elapsed = sum(run.drive_s for run in runs)
+    return {"name": f"sim:{drive}", "read_ios": ios("read"), "write_ios": ios("write"),
+            "read_merges": 0, "write_merges": 0, "read_ticks": ticks("read"),
+            "write_ticks": ticks("write"), "in_queue": sum(ticks(n) for n in DIRECTIONS),
+            "util": min(100.0, 100 * sum(r.busy_s for r in results) / elapsed) if elapsed else 0.0}
+
+
+def _ms(seconds: float) -> int:
+    """fio's runtime: microseconds rounded up to whole milliseconds."""
+    return (int(seconds * 1e6) + 999) // 1000
+
