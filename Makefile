@@ -35,10 +35,11 @@ $(BIN)/maturin:
 	$(BIN)/pip install -q "maturin>=1.5,<2"
 
 rust-test:
-	cargo test -p ssdsim --release
+	cargo test -p ssdsim --profile tests
 
+# one worker per core (at most 8), each taking the next test as it finishes one
 py-test:
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 8 --dist worksteal
 
 bench: setup
 	$(BIN)/python benchmarks/sim_speed.py

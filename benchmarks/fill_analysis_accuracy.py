@@ -11,7 +11,7 @@ of the estimate in GiB and %, how many estimates are within tolerance (5 % or
 many phase 3 tails were found.
 Exits non-zero when any is out of tolerance.
 
-The generator below is also what tests/test_analysis_fill.py draws its shapes from.
+The generator below is also what tests/analysis/test_analysis_fill.py draws its shapes from.
 """
 
 from __future__ import annotations

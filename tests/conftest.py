@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -9,11 +10,22 @@ import pytest
 SCRATCH_ROOT = Path(os.environ.get("SSDLAB_TEST_SCRATCH", "/var/tmp"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_tmpdir(tmp_path_factory):
+    """The temporary files of every ssdlab the tests start (fio's job files) go below pytest's
+    own temporary directory, of which pytest keeps the last three: a run killed with SIGKILL
+    leaves its files there, not in /tmp."""
+    path = tmp_path_factory.mktemp("tmpdir")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TMPDIR", str(path))
+        patch.setattr(tempfile, "tempdir", None)  # tempfile caches the directory it chose
+        yield path
+
+
 @pytest.fixture
 def scratch(tmp_path_factory):
     """A directory on a filesystem that supports O_DIRECT, removed afterwards."""
     import shutil
-    import tempfile
     path = Path(tempfile.mkdtemp(prefix="ssdlab-test-", dir=SCRATCH_ROOT))
     yield path
     shutil.rmtree(path, ignore_errors=True)

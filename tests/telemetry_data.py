@@ -4,12 +4,12 @@ must give, and a fake hwmon chip: shared by the tests of the readers and of the 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from ssdlab.external import Completed
 from ssdlab.telemetry.records import ControllerInfo, HealthLog, PowerState
+from tests import paths
 
-GOLDEN = Path(__file__).parent / "golden" / "telemetry"
+GOLDEN = paths.GOLDEN / "telemetry"
 DATA_UNIT = 512_000
 
 ID_CTRL = "nvme id-ctrl /dev/nvme0 -o json"

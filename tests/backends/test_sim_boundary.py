@@ -1,0 +1,100 @@
+"""The step boundary between Python and the simulator (issue 10): a step crosses as
+`Step.model_dump_json()`, unchanged, and the Rust `Step` has the same fields and no
+other, so a field added on one side only is refused instead of silently dropped."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ssdlab import _ssdsim
+from ssdlab.backends.sim import SimBackend
+from ssdlab.model import Op, Phase, Step
+from ssdlab.presets import load_preset
+from tests.paths import SMALL_PRESET as SMALL
+
+KiB, MiB = 1 << 10, 1 << 20
+
+BASE = dict(label="s", rw=Op.RANDWRITE, bs=4 * KiB, size=MiB)
+# For every field of Step, what to add to BASE so that the field takes a value other
+# than its default (a required field is in BASE already). A field without an entry
+# fails the test below: give it one, and its counterpart in crates/ssdsim/src/step.rs.
+CHANGES = {
+    "label": dict(label="every field"),
+    "phase": dict(phase=Phase.PRECONDITION),
+    "rw": dict(rw=Op.RW, rwmixread=70),
+    "bs": dict(bs=8 * KiB),
+    "iodepth": dict(iodepth=8),
+    "rwmixread": dict(rw=Op.RANDRW, rwmixread=30),
+    "offset": dict(offset=MiB),
+    "size": dict(size=2 * MiB),
+    "runtime": dict(runtime=0.001),
+    "io_size": dict(io_size=256 * KiB),
+    "time_based": dict(runtime=0.001, time_based=True),
+    "burst_bytes": dict(io_size=256 * KiB, burst_bytes=64 * KiB, duty_cycle=0.5),
+    "duty_cycle": dict(duty_cycle=0.5),
+    "idle_after": dict(idle_after=0.01),
+    "per_gib_series": dict(per_gib_series=True),
+    "rate_iops": dict(rate_iops=100_000, io_size=64 * KiB),
+    "fill_state": dict(fill_state="half full"),
+}
+
+
+@pytest.fixture
+def drive():
+    return _ssdsim.Drive(SMALL.read_text())
+
+
+@pytest.mark.parametrize("field", list(Step.model_fields))
+def test_the_simulator_takes_every_field_of_a_step(drive, field):
+    assert field in CHANGES, f"Step.{field} has no example here (nor, perhaps, in the simulator)"
+    step = Step(**{**BASE, **CHANGES[field]})
+    assert getattr(step, field) != getattr(Step(**BASE), field), f"the example leaves {field} as it was"
+    raw = drive.run_step(step.model_dump_json())
+    moved = sum(raw[d]["bytes"] for d in ("read", "write") if raw[d])
+    assert 0 < moved <= step.bytes_limit
+
+
+def test_a_span_of_part_blocks_moves_the_same_whole_blocks_on_both_sides(drive):
+    # fio, the simulator and Step.bytes_limit round a span down to whole blocks.
+    step = Step(label="s", rw=Op.WRITE, bs=MiB, size=5 * MiB // 2)
+    assert step.bytes_limit == 2 * MiB
+    raw = drive.run_step(step.model_dump_json())
+    assert (raw["write"]["ios"], raw["write"]["bytes"]) == (2, step.bytes_limit)
+
+
+def test_a_time_based_step_runs_for_its_runtime_past_its_span(drive):
+    step = Step(label="s", rw=Op.RANDWRITE, bs=4 * KiB, iodepth=8, size=MiB, runtime=0.05, time_based=True)
+    raw = drive.run_step(step.model_dump_json())
+    assert raw["busy_s"] == pytest.approx(step.runtime, rel=0.05)
+    assert raw["write"]["bytes"] > step.size
+
+
+def test_a_purge_phase_purges_the_simulated_drive(drive):
+    drive.run_step(Step(label="w", rw=Op.WRITE, bs=128 * KiB, size=8 * MiB).model_dump_json())
+    assert drive.counters()["mapped_bytes"] > 0
+    purge = Step(label="purge", phase=Phase.PURGE, rw=Op.TRIM, bs=128 * KiB, size=8 * MiB)
+    raw = drive.run_step(purge.model_dump_json())
+    assert raw["write"] is raw["trim"] is None and drive.counters()["mapped_bytes"] == 0
+
+
+def test_the_sim_backend_sends_fill_state_and_time_based_as_they_are():
+    backend = SimBackend(load_preset(str(SMALL)))
+    step = Step(label="s", rw=Op.RANDREAD, bs=4 * KiB, size=MiB, runtime=0.01, time_based=True,
+                fill_state="empty")
+    assert backend.run_step(step).result.busy_s == pytest.approx(0.01, rel=0.05)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"verify": True}, "unknown step field `verify`"),
+    ({"x" * 1000: 1}, "unknown step field `xxxxxxxx"),
+    ({"iodepth": "8"}, 'step field `iodepth`: invalid type: string "8", expected u32'),
+    ({"phase": "warmup"}, "step field `phase`: unknown variant `warmup`"),
+], ids=["unknown", "long-unknown", "type", "phase"])
+def test_a_step_the_simulator_does_not_know_is_a_step_error_in_one_short_line(drive, change, message):
+    sent = json.dumps({**Step(**BASE).model_dump(mode="json"), **change})
+    with pytest.raises(_ssdsim.StepError) as refused:
+        drive.run_step(sent)
+    text = str(refused.value)
+    assert text.startswith(message) and "\n" not in text and len(text) < 200, text

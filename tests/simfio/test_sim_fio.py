@@ -1,0 +1,201 @@
+"""`ssdlab sim fio`: fio job files on the simulator, fio's JSON out."""
+
+import json
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from ssdlab.backends.fio import parse
+from ssdlab.errors import SsdlabError
+from ssdlab.model import DirectionResult, Latency, StepResult
+from ssdlab.simfio.jobfile import parse_job_file
+from ssdlab.simfio.run import plan, run_job
+from ssdlab.simfio.values import ValueProblem, fio_size, fio_time
+from tests.conftest import run_cli
+from tests.paths import SMALL_PRESET as SMALL
+
+DEVICE = 16 * 10**9
+
+
+def plan_of(text):
+    [job] = parse_job_file(text, "x.fio")
+    return plan(job, DEVICE, "x.fio")
+
+
+# each checked against fio 3.33 (io_bytes of a sequential read of size=VALUE at bs=512)
+@pytest.mark.parametrize("text, expected", [
+    ("4096", 4096), ("4k", 4096), ("4kb", 4096), ("4Ki", 4096), ("128K", 131072), ("1m", 1 << 20),
+    ("1mb", 1 << 20), ("1Mi", 1 << 20), ("1g", 1 << 30), ("1MiB", 10**6), ("1KiB", 1000),
+    ("2gib", 2 * 10**9), ("0x1000", 4096), ("512b", 512), ("10%", DEVICE // 10), ("100%", DEVICE)])
+def test_sizes_as_fio_reads_them(text, expected):
+    assert fio_size(text, DEVICE) == expected
+
+
+def test_kb_base_1000_swaps_the_units():
+    assert fio_size("4k", DEVICE, kb_base=1000) == 4000 and fio_size("4kib", DEVICE, kb_base=1000) == 4096
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("12 parsecs", "fio 3.33 reads a unit only right after the number"),
+    ("4 k", "remove the space"),                   # fio: 4 bytes
+    ("1.5m", "fio 3.33 drops a fraction"),        # fio: 1 byte
+    ("12.5%", "fio 3.33 drops a fraction"),       # fio: 12 bytes
+    ("1e3", "'1e3' is not a size"),               # fio: 1 byte
+    ("(2*1024)", "is not a size"), ("0%", "between 0 and 100 %"), ("150%", "between 0 and 100 %"),
+    ("-4k", "is not a size")])
+def test_sizes_fio_refuses_or_misreads_are_refused_saying_what_to_write(text, problem):
+    with pytest.raises(ValueProblem, match=re.escape(problem)):
+        fio_size(text, DEVICE)
+
+
+def test_times_in_the_options_default_unit_or_with_a_suffix():
+    assert fio_time("60", "s") == 60 and fio_time("500ms", "s") == 0.5 and fio_time("2S", "s") == 2
+    assert fio_time("100", "us") == pytest.approx(1e-4) and fio_time("2m", "s") == 120
+    assert fio_time("3msec", "s") == 0.003 and fio_time("7usec", "s") == pytest.approx(7e-6)
+
+
+# fio 3.33 reads 1.5s as 1 s, 0.5 as 0 (no limit), 500 ms as 500 s, 1min and 1sec as 1 us
+@pytest.mark.parametrize("text, problem", [
+    ("1.5s", "e.g. 1500ms for 1.5s"), ("0.5", "drops a fraction"), ("500 ms", "remove the space"),
+    ("1min", "reads an unknown unit as microseconds"), ("1sec", "unknown unit"), ("0x2", "not a time")])
+def test_times_fio_misreads_are_refused(text, problem):
+    with pytest.raises(ValueProblem, match=re.escape(problem)):
+        fio_time(text, "s")
+
+
+def test_global_defaults_apply_to_the_jobs_after_them_in_order():
+    jobs = parse_job_file("[global]\nbs=4k\nsize=1g\n[a]\nrw=read\n[b]\nbs=8k\nrw=write\ntime_based\n",
+                          "x.fio")
+    assert [j.name for j in jobs] == ["a", "b"]
+    assert jobs[0].options == {"bs": "4k", "size": "1g", "rw": "read"}
+    assert jobs[1].options["bs"] == "8k" and jobs[1].options["time_based"] is None
+    assert list(jobs[1].own) == ["bs", "rw", "time_based"] and list(jobs[1].defaults) == ["bs", "size"]
+
+
+def test_aliases_are_read_as_the_options_they_stand_for():
+    [job] = parse_job_file("[a]\nReadWrite=randread\nblocksize=8k\ntimeout=5\nio_limit=1m\n", "x.fio")
+    assert job.options == {"rw": "randread", "bs": "8k", "runtime": "5", "io_size": "1m"}
+    assert job.settings["rw"].spelled == "ReadWrite" and job.settings["rw"].line == 2
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[a]\nrw=read\nverify=crc32\n", "x.fio: the simulator cannot run verify=crc32 (line 3)"),
+    ("rw=read\n[a]\n", "x.fio:1: an option before any"),
+    ("[global]\nbs=4k\n", "has no job"),
+])
+def test_job_file_problems_are_named_with_their_line(text, message):
+    with pytest.raises(SsdlabError, match=re.escape(message)):
+        parse_job_file(text, "x.fio")
+
+
+JOBS = """
+[global]
+ioengine=io_uring
+direct=1
+filename=/dev/nvme0n1
+group_reporting
+bs=4k
+size=10%
+
+[fill]
+rw=write
+bs=128k
+iodepth=32
+
+[randread]
+stonewall
+rw=randread
+iodepth=4
+size=8m
+runtime=1
+time_based
+
+[mixed]
+rw=randrw
+rwmixwrite=30
+io_size=8m
+
+[thinking]
+rw=randread
+io_size=4m
+thinktime=200
+thinktime_blocks=8
+
+[trim]
+rw=trim
+bs=1m
+size=1g
+"""
+
+
+def test_a_job_file_runs_in_order_and_fios_own_parser_reads_the_answer(tmp_path):
+    jobfile = tmp_path / "jobs.fio"
+    jobfile.write_text(JOBS)
+    doc = json.loads(run_cli("sim", "fio", jobfile, "--drive", SMALL).stdout)
+    jobs = {j["jobname"]: j for j in doc["jobs"]}
+    assert list(jobs) == ["fill", "randread", "mixed", "thinking", "trim"]
+    found = {name: parse.directions(parse.job_of({"jobs": [j]})) for name, j in jobs.items()}
+    # fio goes on while a sequential job's next block starts inside its span
+    assert found["fill"]["write"].bytes == -(-DEVICE // 10 // (128 << 10)) * (128 << 10)
+    # time_based: the runtime is the limit (fio's ms round up; the last I/Os end after it)
+    assert 1000 <= jobs["randread"]["read"]["runtime"] <= 1001
+    assert found["randread"]["read"].bytes > 8 << 20  # it looped over its span
+    mixed = found["mixed"]
+    assert mixed["read"].bytes + mixed["write"].bytes == 8 << 20
+    assert mixed["write"].ios / (mixed["read"].ios + mixed["write"].ios) == pytest.approx(0.3, abs=0.05)
+    assert found["thinking"]["read"].ios == 1024
+    # 128 pauses of 200 us are part of fio's runtime, so they lower the IOPS
+    assert jobs["thinking"]["read"]["runtime"] >= 128 * 0.2
+    assert found["trim"]["trim"].ios == 1024
+    for name, directions in found.items():
+        for d in directions.values():
+            pct = jobs[name][next(k for k in ("read", "write", "trim") if jobs[name][k]["total_ios"] == d.ios)]
+            assert d.latency.p99_ns == int(pct["clat_ns"]["percentile"]["99.000000"])
+
+
+def test_an_unknown_option_is_refused_cleanly(tmp_path):
+    jobfile = tmp_path / "bad.fio"
+    jobfile.write_text("[a]\nrw=read\nnumjobs=4\n")
+    proc = run_cli("sim", "fio", jobfile, "--drive", SMALL, check=False)
+    assert proc.returncode == 2 and "numjobs=4 (line 3)" in proc.stderr and "Traceback" not in proc.stderr
+
+
+class FakeDrive:
+    """A drive that moves 1000 MiB per second of a step's runtime, in whole blocks, and
+    records the steps it is given."""
+
+    RATE = 1000 << 20
+
+    def __init__(self):
+        self.steps = []
+
+    def run_step(self, step):
+        self.steps.append(step)
+        moved = step.io_size if step.runtime is None else min(step.io_size, int(step.runtime * self.RATE))
+        moved = moved // step.bs * step.bs
+        ios = moved // step.bs
+        read = DirectionResult(ios=ios, bytes=moved, busy_s=moved / self.RATE,
+                               latency=Latency.from_histogram([(1000, ios)], 1000.0, 1000, 1000))
+        return SimpleNamespace(result=StepResult(started_at="now", busy_s=moved / self.RATE,
+                                                 idle_s=step.idle_after, engine="sim", read=read))
+
+
+def test_a_sequential_stream_wraps_to_the_start_of_its_span_and_thinks_after_every_period():
+    drive = FakeDrive()
+    run = run_job(drive, plan_of("[a]\nrw=read\noffset=1m\nsize=1m\nio_size=3m\nthinktime=100\nthinktime_blocks=96\n"))
+    assert run.result.read.bytes == 3 << 20 and sum(run.piece_ios) * 4096 == 3 << 20
+    done = 0
+    for step in drive.steps:
+        assert step.offset + step.size == 2 << 20  # each piece runs to the span's end
+        assert step.offset == (1 << 20) + done % (1 << 20) and (step.offset == 1 << 20 or step.io_size <= step.size)
+        done += step.io_size
+        assert (step.idle_after > 0) == (done % (384 << 10) == 0)  # a pause after every 96 blocks
+
+
+def test_ramp_time_io_is_the_start_of_the_jobs_stream():
+    drive = FakeDrive()
+    run = run_job(drive, plan_of("[a]\nrw=read\nbs=1m\nsize=64m\nramp_time=10ms\n"))
+    ramp, measured = drive.steps
+    assert ramp.runtime == 0.01 and run.ramp.read.bytes == 10 << 20 == measured.offset
+    assert measured.size == measured.io_size == 54 << 20 and run.result.read.bytes == 54 << 20
