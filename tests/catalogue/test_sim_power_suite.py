@@ -120,6 +120,10 @@ def test_resume_rebuilds_the_drive_on_the_runs_host(tmp_path):
     conn.close()
     run_cli("resume", "latest", db=db)
     doc = json.loads(run_cli("show", "latest", "--json", db=db).stdout)
+    # the host, given or the simulator's default, is in show, export and the report's conditions
+    host = {"apst_latency_us": 20000, "low_power_states": True, "cooling": "heatsink", "ambient_c": 35.0}
+    assert {key: doc["engine"][key] for key in host} == host
+    assert "cooling=heatsink" in run_cli("show", "latest", db=db).stdout
     table = doc["tests"][1]["primary_score"]["apst_table"]
     assert [(e["from_state"], e["target_state"]) for e in table] == [(0, 3), (1, 3), (2, 3)]
     assert max(wake_us(doc["tests"][0]["primary_score"], "host_policy")) == pytest.approx(10_000, rel=0.05)

@@ -1,9 +1,11 @@
 """`ssdlab compare`: primary scores run beside run, relative to the first run."""
 
 import json
+import sqlite3
 
 import pytest
 
+from ssdlab.report.summary import ScoreCell, format_value
 from tests.conftest import run_cli
 from tests.report_runs import synthetic_run
 
@@ -47,3 +49,24 @@ def test_unknown_run_is_a_clear_error(db):
     proc = run_cli("compare", "1", "42", db=db, check=False)
     assert proc.returncode == 2 and "there is no run 42" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_test_that_did_not_score_shows_its_state(tmp_path):
+    path = tmp_path / "ssdlab.db"
+    synthetic_run(path, ["rand-read-burst", "trim"], mbps=100.0)
+    synthetic_run(path, ["rand-read-burst", "trim"], mbps=100.0)
+    with sqlite3.connect(path) as conn:  # as a target without what the test needs leaves it
+        conn.execute("UPDATE tests SET skipped = 'no TRIM here', score = NULL WHERE run_id = 2 AND seq = 1")
+    conn.close()
+    doc = json.loads(run_cli("compare", "1", "2", "--json", db=path).stdout)
+    trim = next(t["runs"] for t in doc["tests"] if t["id"] == "trim")
+    assert trim[1] == {"value": None, "status": "skipped"}
+    line = next(line for line in run_cli("compare", "1", "2", db=path).stdout.splitlines() if "trim" in line)
+    assert line.rstrip(" │").endswith("skipped")
+
+
+@pytest.mark.parametrize("value, unit, shown", [
+    (3, "alarms", "3 alarms"), (1234, "alarms", "1,234 alarms"), (12.0, "MB/s", "12.0 MB/s"),
+    (0.0931, "ms", "0.0931 ms"), (4660.04, "MB/s", "4,660.0 MB/s")])
+def test_counts_are_whole_numbers_and_measures_have_their_digits(value, unit, shown):
+    assert format_value(ScoreCell(value, unit, None)) == shown

@@ -158,6 +158,18 @@ impl Drive {
         self.inner.platform().apst_max_latency_us
     }
 
+    /// The host the drive is on now: `apst_latency_us`, `low_power_states`, `cooling` and
+    /// `ambient_c`, the simulator's defaults filled in.
+    fn platform<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let platform = self.inner.platform();
+        let dict = PyDict::new(py);
+        dict.set_item("apst_latency_us", platform.apst_max_latency_us)?;
+        dict.set_item("low_power_states", platform.low_power_states)?;
+        dict.set_item("cooling", platform.cooling.name())?;
+        dict.set_item("ambient_c", platform.ambient_c)?;
+        Ok(dict)
+    }
+
     /// The SMART / health log, as `nvme smart-log -o json` of nvme-cli 2.6+ prints it.
     fn smart_log_json(&self) -> PyResult<String> {
         to_json(&ssdsim::health::SmartLog::of(&self.inner))

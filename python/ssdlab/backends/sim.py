@@ -51,8 +51,9 @@ class SimBackend:
         return self.drive.user_bytes
 
     def describe(self) -> dict:
+        # the host is the drive's own (its defaults filled in): show, export and the report give it
         return {"engine": ENGINE, "simulator_version": _ssdsim.version(), "preset": self.preset.name,
-                "preset_sha256": self.preset.sha256, "seed": self.seed}
+                "preset_sha256": self.preset.sha256, "seed": self.seed, **self.drive.platform()}
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
         started = datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -17,12 +17,18 @@ class ScoreCell:
     relative_pct: float | None  # vs the first run; None for the first run or no comparable value
 
 
+# A run without a score for a test: the test's state (skipped, failed, pending, ...), or
+# NOT_IN_RUN when its suite has no such test
+Unscored = str
+NOT_IN_RUN = ""
+
+
 @dataclass(frozen=True)
 class ScoreRow:
     test: str
     title: str
     score_name: str
-    cells: tuple[ScoreCell | None, ...]  # one per run; None: the run has no score for the test
+    cells: tuple[ScoreCell | Unscored, ...]  # one per run
 
 
 def score_rows(data: ReportData) -> list[ScoreRow]:
@@ -30,10 +36,11 @@ def score_rows(data: ReportData) -> list[ScoreRow]:
     for group in data.tests:
         scores = {tr.run.run.id: tr.record.score for tr in group.runs
                   if tr.record.score and tr.record.score.get("value") is not None}
+        states = {tr.run.run.id: tr.record.status.value for tr in group.runs}
         named = next(iter(scores.values()), None)
         first = scores.get(data.runs[0].run.id)
         cells = tuple(_cell(scores.get(run.run.id), first, is_first=(k == 0))
-                      for k, run in enumerate(data.runs))
+                      or states.get(run.run.id, NOT_IN_RUN) for k, run in enumerate(data.runs))
         rows.append(ScoreRow(group.id, group.title, named["name"] if named else "", cells))
     return rows
 
@@ -48,26 +55,34 @@ def _cell(score: dict[str, Any] | None, first: dict[str, Any] | None,
     return ScoreCell(score["value"], score["unit"], relative)
 
 
-def format_value(cell: ScoreCell | None) -> str:
-    """'4,660.0 MB/s', '0.0931 ms': one decimal, or three significant digits below 10."""
-    if cell is None:
-        return ""
-    number = f"{cell.value:,.1f}" if abs(cell.value) >= 10 else f"{cell.value:.3g}"
+def format_value(cell: ScoreCell | Unscored) -> str:
+    """'4,660.0 MB/s', '0.0931 ms': one decimal, or three significant digits below 10; a
+    count as a whole number ('3 alarms'); for a run without a score, the test's state."""
+    if isinstance(cell, Unscored):
+        return cell
+    if isinstance(cell.value, int):
+        number = f"{cell.value:,}"
+    else:
+        number = f"{cell.value:,.1f}" if abs(cell.value) >= 10 else f"{cell.value:.3g}"
     return f"{number} {cell.unit}"
 
 
-def format_relative(cell: ScoreCell | None) -> str:
+def format_relative(cell: ScoreCell | Unscored) -> str:
     """'+12.3 %', '-4.0 %'; empty for the first run and where nothing compares."""
-    return "" if cell is None or cell.relative_pct is None else f"{cell.relative_pct:+.1f} %"
+    return "" if isinstance(cell, Unscored) or cell.relative_pct is None else f"{cell.relative_pct:+.1f} %"
 
 
 def summary_json(data: ReportData) -> dict[str, Any]:
     """What `compare --json` prints: the runs, then per test each run's score."""
     return {"runs": [{"id": r.run.id, "label": r.label} for r in data.runs],
             "tests": [{"id": row.test, "title": row.title, "score": row.score_name,
-                       "runs": [None if c is None else
-                                {"value": c.value, "unit": c.unit,
-                                 "relative_pct": None if c.relative_pct is None
-                                 else round(c.relative_pct, 2)}
-                                for c in row.cells]}
+                       "runs": [_cell_json(c) for c in row.cells]}
                       for row in score_rows(data)]}
+
+
+def _cell_json(cell: ScoreCell | Unscored) -> dict[str, Any] | None:
+    """None where the run has no such test; else its score, or the state it is in."""
+    if isinstance(cell, Unscored):
+        return {"value": None, "status": cell} if cell else None
+    return {"value": cell.value, "unit": cell.unit,
+            "relative_pct": None if cell.relative_pct is None else round(cell.relative_pct, 2)}

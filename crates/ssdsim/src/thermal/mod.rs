@@ -51,15 +51,26 @@ pub enum Cooling {
     Fan,
 }
 
+impl Cooling {
+    const ALL: [Cooling; 3] = [Cooling::Bare, Cooling::Heatsink, Cooling::Fan];
+
+    /// The name a run option gives it (`--cooling`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Cooling::Bare => "bare",
+            Cooling::Heatsink => "heatsink",
+            Cooling::Fan => "fan",
+        }
+    }
+}
+
 impl FromStr for Cooling {
     type Err = String;
     fn from_str(s: &str) -> Result<Cooling, String> {
-        match s {
-            "bare" => Ok(Cooling::Bare),
-            "heatsink" => Ok(Cooling::Heatsink),
-            "fan" => Ok(Cooling::Fan),
-            _ => Err(format!("cooling must be bare, heatsink or fan, not {s:?}")),
-        }
+        Cooling::ALL
+            .into_iter()
+            .find(|cooling| cooling.name() == s)
+            .ok_or_else(|| format!("cooling must be bare, heatsink or fan, not {s:?}"))
     }
 }
 
