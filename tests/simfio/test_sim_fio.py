@@ -199,3 +199,19 @@ def test_ramp_time_io_is_the_start_of_the_jobs_stream():
     ramp, measured = drive.steps
     assert ramp.runtime == 0.01 and run.ramp.read.bytes == 10 << 20 == measured.offset
     assert measured.size == measured.io_size == 54 << 20 and run.result.read.bytes == 54 << 20
+
+
+def test_reads_of_a_fresh_drive_are_said_to_find_no_data_and_prefill_writes_it(tmp_path):
+    """A fresh drive answers reads of blocks never written without its NAND (as real drives
+    answer deallocated blocks): fast, and said; --prefill writes the ranges first."""
+    jobfile = tmp_path / "reads.fio"
+    jobfile.write_text("[global]\nioengine=libaio\nbs=4k\niodepth=4\nsize=256m\nruntime=1\n"
+                       "[rand-read]\nrw=randread\n[seq-write]\nrw=write\nstonewall\n")
+    fresh = run_cli("sim", "fio", jobfile, "--drive", SMALL)
+    said = " ".join(fresh.stderr.split())
+    assert "job [rand-read]: 100 % of its reads were of blocks never written" in said
+    assert "job [seq-write]: " not in said
+    prefilled = run_cli("sim", "fio", jobfile, "--drive", SMALL, "--prefill")
+    assert "never written" not in prefilled.stderr
+    iops = [json.loads(p.stdout)["jobs"][0]["read"]["iops"] for p in (fresh, prefilled)]
+    assert iops[0] > 2 * iops[1]  # zeroes from the controller, against data from the flash

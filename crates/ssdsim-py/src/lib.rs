@@ -320,6 +320,7 @@ fn counters_to<'py>(py: Python<'py>, c: &ssdsim::Counters) -> PyResult<Bound<'py
     out.set_item("superblocks", c.superblocks)?;
     out.set_item("mapped_bytes", c.mapped_bytes)?;
     out.set_item("rmw_reads", c.rmw_reads)?;
+    out.set_item("unwritten_read_bytes", c.unwritten_read_bytes)?;
     Ok(out)
 }
 

@@ -392,6 +392,9 @@ pub struct Counters {
     pub mapped_bytes: u64,
     /// NAND reads of old data to merge writes smaller than a 4 KiB mapping unit.
     pub rmw_reads: u64,
+    /// Bytes the host read of 4 KiB units never written since the purge, or trimmed:
+    /// the drive answers them without a NAND read.
+    pub unwritten_read_bytes: u64,
 }
 
 /// What a step cost in energy, and where its time went among the power states.

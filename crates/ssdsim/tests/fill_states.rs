@@ -167,3 +167,34 @@ fn a_light_rate_limited_load_sees_an_idle_drive() {
     assert!(w.latency.mean_ns < 1.5 * base + wake_ns);
     assert!(w.latency.max_ns as f64 > wake_ns);
 }
+
+/// Reads of blocks never written, or trimmed, are answered without NAND (zeroes, as real
+/// drives answer deallocated blocks): the drive counts them, and they are faster.
+#[test]
+fn reads_of_unwritten_blocks_are_counted_and_need_no_nand() {
+    let mut d = small_tlc();
+    d.run(&Step::purge("purge")).unwrap();
+    let span = 256 * MIB;
+    let reads = |d: &mut Drive| {
+        d.run(
+            &Step::new("random reads", Op::RandRead, 4 * KIB, span)
+                .qd(1)
+                .io_size(16 * MIB),
+        )
+        .unwrap()
+    };
+    let fresh = reads(&mut d);
+    assert_eq!(fresh.counters.unwritten_read_bytes, 16 * MIB);
+    seq_write(&mut d, span, span);
+    let written = reads(&mut d);
+    assert_eq!(written.counters.unwritten_read_bytes, 0);
+    let (zeroes, nand) = (fresh.read.as_ref().unwrap(), written.read.as_ref().unwrap());
+    assert!(
+        zeroes.latency.mean_ns * 2.0 < nand.latency.mean_ns,
+        "unwritten {:.1} us, written {:.1} us",
+        zeroes.latency.mean_ns / 1e3,
+        nand.latency.mean_ns / 1e3
+    );
+    d.run(&Step::new("trim", Op::Trim, 64 * MIB, span)).unwrap();
+    assert_eq!(reads(&mut d).counters.unwritten_read_bytes, 16 * MIB);
+}

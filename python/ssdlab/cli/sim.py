@@ -13,7 +13,7 @@ from ssdlab.cli.output import err_console, shown
 from ssdlab.presets import load_preset
 from ssdlab.simfio.jobfile import ignored_note, parse_job_file
 from ssdlab.simfio.output import fio_json
-from ssdlab.simfio.run import plan_all, queue_note, run_job, whole_drive_note
+from ssdlab.simfio.run import plan_all, prefill_steps, queue_note, run_job, unwritten_note, whole_drive_note
 from ssdlab.text import read_text_file
 
 sim_app = typer.Typer(help="The simulator on its own.", no_args_is_help=True)
@@ -21,7 +21,11 @@ sim_app = typer.Typer(help="The simulator on its own.", no_args_is_help=True)
 
 @sim_app.command("fio")
 def sim_fio(jobfile: Annotated[Path, typer.Argument(help="a fio job file")],
-            drive: Annotated[str, typer.Option(help="a preset name from `ssdlab drives`, or a .toml path")]) -> None:
+            drive: Annotated[str, typer.Option(help="a preset name from `ssdlab drives`, or a .toml path")],
+            prefill: Annotated[bool, typer.Option(
+                "--prefill", help="write the ranges the jobs read first (128 KiB QD32), as fio lays out a "
+                                  "file before reading it; else reads of a fresh drive find no data")] = False,
+            ) -> None:
     """Run a fio job file's jobs, in order, on a fresh simulated drive; print fio's JSON (json+)."""
     jobs = parse_job_file(read_text_file(jobfile, "the job file"), str(jobfile))
     backend = SimBackend(load_preset(drive))
@@ -29,11 +33,16 @@ def sim_fio(jobfile: Annotated[Path, typer.Argument(help="a fio job file")],
     for note in (ignored_note(jobs), *map(queue_note, plans)):
         if note:
             _note(f"{jobfile}: {note}")
+    for step in prefill_steps(plans) if prefill else ():
+        backend.run_step(step)
     runs = []
     for job, p in zip(jobs, plans):
         if p.whole_drive:  # the simulator runs a step in one call: a note instead of a bar
             _note(whole_drive_note(p))
-        runs.append((job, p, run_job(backend, p)))
+        run = run_job(backend, p)
+        if note := unwritten_note(job.name, run):
+            _note(note)
+        runs.append((job, p, run))
     sys.stdout.write(json.dumps(fio_json(runs, drive), indent=2) + "\n")
 
 

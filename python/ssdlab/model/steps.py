@@ -32,6 +32,10 @@ class Op(StrEnum):
     def writes(self) -> bool:
         return self in (Op.WRITE, Op.RANDWRITE, Op.RANDRW, Op.RW)
 
+    @property
+    def reads(self) -> bool:
+        return self in (Op.READ, Op.RANDREAD, Op.RANDRW, Op.RW)
+
 
 class Phase(StrEnum):
     """What a step is for, within its test."""

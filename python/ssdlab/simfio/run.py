@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ssdlab.backends.sim import ENGINE, SimBackend
+from ssdlab.catalogue.definitions import data_present
 from ssdlab.errors import SsdlabError, validation_problems
 from ssdlab.model import DirectionResult, Op, Step, StepResult
 from ssdlab.model.steps import UNLIMITED_BYTES
@@ -82,6 +83,7 @@ class JobRun:
     piece_ios: tuple[int, ...]       # I/Os of each piece; each began with an empty queue
     series: tuple[tuple[float, float, float], ...]  # (start s, end s, I/Os completed) in job time
     ramp: StepResult | None          # what ramp_time ran: the drive's work, not the job's figures
+    unwritten_read_bytes: int = 0    # of its reads, those of blocks never written (no NAND read)
 
     @property
     def elapsed_s(self) -> float:
@@ -328,8 +330,36 @@ def run_job(backend: SimBackend, p: JobPlan) -> JobRun:
     stream = _Stream(backend, p)
     ramp = stream.run(p.ramp_s) if p.ramp_s else []
     pieces = stream.run(p.step.runtime)
+    unwritten = sum(int((r.device or {}).get("unwritten_read_bytes", 0)) for r in pieces)
     return JobRun(merge(pieces), tuple(r.ios for r in pieces), _series(pieces),
-                  merge(ramp) if ramp else None)
+                  merge(ramp) if ramp else None, unwritten)
+
+
+def unwritten_note(name: str, run: JobRun) -> str | None:
+    """Said after a job whose reads found blocks never written: a fresh drive answers them
+    without reading its NAND, as real drives answer deallocated blocks, so those reads
+    measure the controller, not the flash."""
+    read = run.result.read
+    if read is None or not read.bytes or not run.unwritten_read_bytes:
+        return None
+    share = run.unwritten_read_bytes / read.bytes * 100
+    return (f"job [{name}]: {share:.0f} % of its reads were of blocks never written, which the drive "
+            "answers without reading its NAND (as real drives answer deallocated blocks): those figures "
+            "are the controller's, not the flash's; --prefill writes the jobs' ranges first, as fio lays "
+            "out a file before reading it")
+
+
+def prefill_steps(plans: list[JobPlan]) -> list[Step]:
+    """A sequential 128 KiB QD32 write of every range a job reads, each byte once, in order."""
+    spans = sorted((p.step.offset, p.step.offset + p.step.size) for p in plans if p.step.rw.reads)
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [Step.model_validate(data_present(end - start).model_dump() | {"offset": start, "label": "prefill"})
+            for start, end in merged]
 
 
 class _Stream:

@@ -33,6 +33,9 @@ pub struct Activity {
     pub fold_sbs: u64,
     pub erases: u64,
     pub rmw_reads: u64,
+    /// Units the host read that were never written (or were trimmed): answered as zeroes
+    /// without a NAND read, as real drives answer deallocated blocks.
+    pub unwritten_read_units: u64,
 }
 
 pub struct Flash {

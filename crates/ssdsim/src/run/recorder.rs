@@ -244,6 +244,7 @@ fn delta(a: &Counters, b: &Counters) -> Counters {
         fold_bytes: b.fold_bytes - a.fold_bytes,
         gc_superblocks: b.gc_superblocks - a.gc_superblocks,
         rmw_reads: b.rmw_reads - a.rmw_reads,
+        unwritten_read_bytes: b.unwritten_read_bytes - a.unwritten_read_bytes,
         fold_superblocks: b.fold_superblocks - a.fold_superblocks,
         erases: b.erases - a.erases,
         ..*b
