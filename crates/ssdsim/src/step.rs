@@ -392,8 +392,8 @@ pub struct Counters {
     pub mapped_bytes: u64,
     /// NAND reads of old data to merge writes smaller than a 4 KiB mapping unit.
     pub rmw_reads: u64,
-    /// Bytes the host read of 4 KiB units never written since the purge, or trimmed:
-    /// the drive answers them without a NAND read.
+    /// Bytes of 4 KiB units never written since the purge, or trimmed, that the drive
+    /// read for the host (or read ahead of it): answered without a NAND read.
     pub unwritten_read_bytes: u64,
 }
 

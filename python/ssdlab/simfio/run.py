@@ -342,7 +342,7 @@ def unwritten_note(name: str, run: JobRun) -> str | None:
     read = run.result.read
     if read is None or not read.bytes or not run.unwritten_read_bytes:
         return None
-    share = run.unwritten_read_bytes / read.bytes * 100
+    share = min(100.0, run.unwritten_read_bytes / read.bytes * 100)  # read-ahead may look past the job
     return (f"job [{name}]: {share:.0f} % of its reads were of blocks never written, which the drive "
             "answers without reading its NAND (as real drives answer deallocated blocks): those figures "
             "are the controller's, not the flash's; --prefill writes the jobs' ranges first, as fio lays "

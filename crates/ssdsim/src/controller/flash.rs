@@ -33,8 +33,8 @@ pub struct Activity {
     pub fold_sbs: u64,
     pub erases: u64,
     pub rmw_reads: u64,
-    /// Units the host read that were never written (or were trimmed): answered as zeroes
-    /// without a NAND read, as real drives answer deallocated blocks.
+    /// Units read for the host (or ahead of it) that were never written, or were trimmed:
+    /// answered as zeroes without a NAND read, as real drives answer deallocated blocks.
     pub unwritten_read_units: u64,
 }
 

@@ -187,10 +187,6 @@ impl Controller {
     pub fn read(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
         self.flash.activity.host_reads += 1;
         self.flash.activity.host_read_bytes += bytes;
-        let ftl = &self.flash.ftl;
-        self.flash.activity.unwritten_read_units += (lba..lba + units as u64)
-            .filter(|&unit| ftl.l2p(unit as usize) == NONE)
-            .count() as u64;
         self.flash.nand.prune(t);
         let processed = self.host.start_read(t);
         let looked_up = self.flash.look_up(lba, units as u64, processed);
@@ -230,6 +226,7 @@ impl Controller {
             let ppa = ftl.l2p((lba + i) as usize);
             i += 1;
             if ppa == NONE {
+                self.flash.activity.unwritten_read_units += 1;
                 continue;
             }
             let pu = ftl.geo().program_unit(ppa);
