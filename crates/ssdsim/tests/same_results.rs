@@ -3,7 +3,7 @@
 //! one recorded before the optimisations (tests/data/same_results.txt: a fingerprint of
 //! each step's whole result, and its MB/s to read). A change of results must be a change
 //! of the model, explained where it is made: then regenerate the record with
-//! `UPDATE_SAME_RESULTS=1 cargo test --release -p ssdsim --test same_results`.
+//! `UPDATE_SAME_RESULTS=1 cargo test --profile tests -p ssdsim --test same_results`.
 mod common;
 use common::*;
 use ssdsim::{Drive, DriveConfig, Op, Step};
