@@ -21,7 +21,7 @@ from ssdlab.backends.sim_host import (
     Cooling,
     SimHost,
 )
-from ssdlab.catalogue import Scale, check_selection, compile_tests, estimated_seconds, lookup
+from ssdlab.catalogue import PowerTest, Scale, check_selection, compile_tests, estimated_seconds, lookup
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import Reporter, execute
 from ssdlab.external import Commands
@@ -34,6 +34,7 @@ from ssdlab.targets.resolve import SIM_PREFIX
 from ssdlab.targets.sysfs import SYSFS
 from ssdlab.telemetry.during_run import RunTelemetry
 from ssdlab.telemetry.meters import PowerMeter, parse_power_meter
+from ssdlab.telemetry.needs import missing
 from ssdlab.telemetry.probe import probe
 from ssdlab.telemetry.simulated import SimulatedNvme
 from ssdlab.units import GiB
@@ -122,11 +123,12 @@ def sim_host(request: RunRequest) -> SimHost | None:
 
 
 def dry_run_document(request: RunRequest) -> dict:
-    power_meter(request)
+    meter = power_meter(request)
     sim_host(request)
     _, _, test_ids = selected_tests(request)
     capacity = planned_capacity(request, test_ids)
     tests = compile_tests(test_ids, request.scale, capacity)
+    skipped = planned_skips(request, tests, capacity, has_meter=meter is not None)
     keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
             "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series",
             "rate_iops", "fill_state", "time_based")
@@ -136,10 +138,28 @@ def dry_run_document(request: RunRequest) -> dict:
     path = Path(request.target).expanduser()
     refusals = safety.refusal_reasons(path, Commands()) if path.is_block_device() else []
     return {"target": request.target, "capacity": capacity, "scale": request.scale.factor,
-            "tests": [{"id": t.id, "steps": [s.model_dump(mode="json", include=set(keys))
-                                             for s in t.steps]} for t in tests],
-            "estimated_seconds": round(sum(estimated_seconds(t, request.scale) for t in tests)),
+            "tests": [{"id": t.id, "steps": [s.model_dump(mode="json", include=set(keys)) for s in t.steps],
+                       **({"skipped": skipped[t.id]} if t.id in skipped else {})} for t in tests],
+            "estimated_seconds": round(sum(estimated_seconds(t, request.scale) for t in tests if t.id not in skipped)),
             "clock": clock, "refusals": refusals}
+
+
+def planned_skips(request: RunRequest, tests: list[Test], capacity: int, has_meter: bool) -> dict[str, str]:
+    """Why each test that needs more than I/O would be skipped on this target (its id ->
+    the reason), from the probe the run itself makes; only read-only queries, and none
+    when no test needs them."""
+    needs = {t.id: definition.needs() for t in tests if isinstance(definition := lookup(t.id), PowerTest)}
+    if not any(needs.values()):
+        return {}
+    if request.target.startswith(SIM_PREFIX):
+        backend, _ = open_simulated(request.target, host=sim_host(request))
+        found = probe(Target(request.target, TargetKind.SIM, None, capacity), SimulatedNvme(backend.drive))
+    else:
+        path = Path(request.target).expanduser()
+        kind = TargetKind.DEVICE if path.is_block_device() else TargetKind.FILE
+        found, backend = probe(Target(request.target, kind, path, capacity), Commands()), FioBackend
+    return {test_id: reason for test_id, test_needs in needs.items()
+            if (reason := missing(test_needs, found, has_meter, backend.name))}
 
 
 def open_simulated(spec: str, preset_text: str | None = None, host: SimHost = DEFAULT_HOST) -> tuple[SimBackend, dict]:

@@ -5,6 +5,7 @@ no sensor is read inside its idle windows."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -106,3 +107,19 @@ def test_no_sensor_read_inside_an_idle_window(tmp_path, monkeypatch):
     power_run(tmp_path / "db", ["idle-wake"], backend, telemetry)[0].close()
     assert readings and len(backend.idle_windows) == len(IDLE_LENGTHS_S)  # the host's policy only
     assert not [t for t in readings for start, end in backend.idle_windows if start <= t <= end]
+
+
+def test_a_dry_run_says_which_tests_the_target_will_skip_and_leaves_them_out_of_its_estimate(tmp_path):
+    target = tmp_path / "never.img"
+    plan = json.loads(run_cli("run", target, "--size", "64GiB", "--suite", "power", "--dry-run", "--json").stdout)
+    skipped = {t["id"]: t.get("skipped", "") for t in plan["tests"]}
+    assert [test for test, why in skipped.items() if not why] == ["idle-wake"]  # fio's latency log is enough
+    assert skipped["idle-power"] == "it cannot run without a power meter: give one with --power-meter"
+    assert skipped["health"].startswith("it needs the drive's health log")
+    idle_wake = run_cli("run", target, "--size", "64GiB", "--tests", "idle-wake", "--dry-run", "--json").stdout
+    assert plan["estimated_seconds"] == json.loads(idle_wake)["estimated_seconds"]
+    assert "health: skipped: it needs the drive's health log" in " ".join(
+        run_cli("run", target, "--size", "64GiB", "--suite", "power", "--dry-run").stdout.split())
+    assert not target.exists()
+    simulated = json.loads(run_cli("run", "sim:wd-sn850-1tb", "--suite", "power", "--dry-run", "--json").stdout)
+    assert not any("skipped" in t for t in simulated["tests"])  # the simulated drive has all it needs

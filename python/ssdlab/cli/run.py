@@ -147,7 +147,10 @@ def _dry_run(requests: list[RunRequest], json_out: bool) -> None:
 
 def _print_plan(doc: dict) -> None:
     for test in doc["tests"]:
-        console.print(f"[bold]{test['id']}[/]: {len(test['steps'])} steps")
+        if "skipped" in test:
+            console.print(f"[bold]{test['id']}[/]: skipped: {shown(test['skipped'])}", highlight=False)
+        else:
+            console.print(f"[bold]{test['id']}[/]: {len(test['steps'])} steps")
     duration = format_duration(doc["estimated_seconds"])
     if doc["clock"] == "drive":
         console.print(f"estimated drive time: {duration} (the simulated drive's virtual time, "
