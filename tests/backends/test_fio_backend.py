@@ -133,3 +133,12 @@ def test_missing_fio_says_how_to_install_it(target):
             return None
     with pytest.raises(SsdlabError, match="apt-get install fio"):
         backend(target, commands=NoFio(), ioengine="io_uring").run_step(STEP)
+
+
+def test_reads_after_idle_on_a_file_say_what_they_measure(target):
+    """idle-wake's reads: on a file they time the filesystem and its device, not a drive."""
+    step = Step(label="reads after 0.01 s idle", rw=Op.RANDREAD, bs=4096, size=SIZE, io_size=3 * 4096)
+    outcome, latencies = backend(target).run_timed_reads(step, 0.01, randseed=7)
+    assert len(latencies) == 3 and all(ns > 0 for ns in latencies)
+    assert outcome.result.notes[0].startswith("reads after idle on a file target: their latency is the filesystem's")
+    assert outcome.result.idle_s == pytest.approx(0.03)

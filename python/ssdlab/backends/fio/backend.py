@@ -39,6 +39,9 @@ FILE_TRIM_ENGINE = "falloc"
 FILE_TRIM_NOTE = ("TRIM on a file target: fio's falloc engine punched holes (fallocate "
                   "PUNCH_HOLE) in the file; latencies are the filesystem's, and the drive "
                   "sees a discard only if the filesystem sends one")
+# idle-wake on a file: what its reads after an idle measure
+FILE_WAKE_NOTE = ("reads after idle on a file target: their latency is the filesystem's and the device's "
+                  "under it, whatever that device's power management does; no drive power state is known")
 SMALL_BLOCK = 4096
 
 
@@ -104,6 +107,8 @@ class FioBackend:
             found = parse.directions(parse.job_of(doc))
             latencies = logs.read_latencies(prefix.parent / f"{prefix.name}_clat.1.log")
         # at QD1 the drive is busy for the sum of the latencies; fio's runtime includes the idles
+        if self.kind == "file":
+            notes = (FILE_WAKE_NOTE, *notes)
         result = StepResult(started_at=started, busy_s=sum(latencies) / 1e9, idle_s=thinktime_s * len(latencies),
                             engine=self.ioengine, notes=notes, **found)
         return StepOutcome(result, (text,)), latencies
