@@ -124,11 +124,12 @@ def sim_host(request: RunRequest) -> SimHost | None:
 
 def dry_run_document(request: RunRequest) -> dict:
     meter = power_meter(request)
-    sim_host(request)
+    host = sim_host(request)
     _, _, test_ids = selected_tests(request)
-    capacity = planned_capacity(request, test_ids)
+    simulated = open_simulated(request.target, host=host)[0] if host is not None else None
+    capacity = simulated.capacity if simulated else planned_capacity(request, test_ids)
     tests = compile_tests(test_ids, request.scale, capacity)
-    skipped = planned_skips(request, tests, capacity, has_meter=meter is not None)
+    skipped = planned_skips(request, tests, capacity, meter is not None, simulated)
     keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
             "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series",
             "rate_iops", "fill_state", "time_based")
@@ -144,22 +145,23 @@ def dry_run_document(request: RunRequest) -> dict:
             "clock": clock, "refusals": refusals}
 
 
-def planned_skips(request: RunRequest, tests: list[Test], capacity: int, has_meter: bool) -> dict[str, str]:
+def planned_skips(request: RunRequest, tests: list[Test], capacity: int, has_meter: bool,
+                  simulated: SimBackend | None) -> dict[str, str]:
     """Why each test that needs more than I/O would be skipped on this target (its id ->
     the reason), from the probe the run itself makes; only read-only queries, and none
-    when no test needs them."""
+    when no test needs them. `simulated`: the drive of a sim: target."""
     needs = {t.id: definition.needs() for t in tests if isinstance(definition := lookup(t.id), PowerTest)}
     if not any(needs.values()):
         return {}
-    if request.target.startswith(SIM_PREFIX):
-        backend, _ = open_simulated(request.target, host=sim_host(request))
-        found = probe(Target(request.target, TargetKind.SIM, None, capacity), SimulatedNvme(backend.drive))
+    if simulated is not None:
+        found = probe(Target(request.target, TargetKind.SIM, None, capacity), SimulatedNvme(simulated.drive))
     else:
         path = Path(request.target).expanduser()
         kind = TargetKind.DEVICE if path.is_block_device() else TargetKind.FILE
-        found, backend = probe(Target(request.target, kind, path, capacity), Commands()), FioBackend
+        found = probe(Target(request.target, kind, path, capacity), Commands())
+    engine = simulated.name if simulated else FioBackend.name  # the engine a real target runs on
     return {test_id: reason for test_id, test_needs in needs.items()
-            if (reason := missing(test_needs, found, has_meter, backend.name))}
+            if (reason := missing(test_needs, found, has_meter, engine))}
 
 
 def open_simulated(spec: str, preset_text: str | None = None, host: SimHost = DEFAULT_HOST) -> tuple[SimBackend, dict]:

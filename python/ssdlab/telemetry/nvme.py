@@ -4,9 +4,9 @@ features that say how the drive manages power and heat.
 Admin commands go to the controller node (/dev/nvme0), and every one here only reads.
 The JSON of nvme-cli 1.x, 2.0, 2.1-2.5 and 2.6+ differ (see `_power_state`,
 `_critical_warning` and output._COUNTER); all of them give the same records. The version
-(`nvme version`, read once) settles the one layout the JSON alone does not tell apart. The one switch that changes the
-drive's behaviour, APST on or off, goes through sysfs (`latency_tolerance_file`, and apst.py
-for the guard that always writes the original back).
+(`nvme version`, read once) settles the one layout the JSON alone does not tell apart.
+The one switch that changes the drive's behaviour, APST on or off, goes through sysfs
+(`latency_tolerance_file`, and apst.py for the guard that always writes the original back).
 """
 
 from __future__ import annotations
