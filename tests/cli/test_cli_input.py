@@ -149,7 +149,7 @@ def test_nonsense_options_of_run_are_refused_and_nothing_is_stored(tmp_path, arg
     ("runtime=0", "runtime=0: must be more than 0 s and at most 1,000,000 s"),
     ("runtime=1e5", "'1e5' is not a time"),
     ("time_based=2", "time_based=2: '2' is not 0 or 1"),
-    ("rw=sideways", "rw=sideways: not one of read, write"),
+    ("rw=sideways", "rw=sideways: 'sideways' is not an I/O pattern: write one of read, write"),
 ])
 def test_fio_job_values_out_of_range_are_refused_naming_the_option_and_range(tmp_path, option, phrase):
     job = tmp_path / "job.fio"

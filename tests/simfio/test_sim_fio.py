@@ -2,15 +2,15 @@
 
 import json
 import re
-from types import SimpleNamespace
 
 import pytest
 
 from ssdlab.backends.fio import parse
+from ssdlab.backends.sim import SimBackend
 from ssdlab.errors import SsdlabError
-from ssdlab.model import DirectionResult, Latency, StepResult
+from ssdlab.presets import load_preset
 from ssdlab.simfio.jobfile import parse_job_file
-from ssdlab.simfio.run import plan, run_job
+from ssdlab.simfio.run import plan, run_batch
 from ssdlab.simfio.values import ValueProblem, fio_size, fio_time
 from tests.conftest import run_cli
 from tests.paths import SMALL_PRESET as SMALL
@@ -80,7 +80,7 @@ def test_aliases_are_read_as_the_options_they_stand_for():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("[a]\nrw=read\nverify=crc32\n", "x.fio: the simulator cannot run verify=crc32 (line 3)"),
+    ("[a]\nrw=read\nverify_only=1\n", "x.fio: the simulator cannot run verify_only=1 (line 3)"),
     ("rw=read\n[a]\n", "x.fio:1: an option before any"),
     ("[global]\nbs=4k\n", "has no job"),
 ])
@@ -112,17 +112,20 @@ runtime=1
 time_based
 
 [mixed]
+stonewall
 rw=randrw
 rwmixwrite=30
 io_size=8m
 
 [thinking]
+stonewall
 rw=randread
 io_size=4m
 thinktime=200
 thinktime_blocks=8
 
 [trim]
+stonewall
 rw=trim
 bs=1m
 size=1g
@@ -156,49 +159,25 @@ def test_a_job_file_runs_in_order_and_fios_own_parser_reads_the_answer(tmp_path)
 
 def test_an_unknown_option_is_refused_cleanly(tmp_path):
     jobfile = tmp_path / "bad.fio"
-    jobfile.write_text("[a]\nrw=read\nnumjobs=4\n")
+    jobfile.write_text("[a]\nrw=read\nnumjobs=4\nloops=3\n")
     proc = run_cli("sim", "fio", jobfile, "--drive", SMALL, check=False)
-    assert proc.returncode == 2 and "numjobs=4 (line 3)" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2 and "loops=3 (line 4)" in proc.stderr and "Traceback" not in proc.stderr
 
 
-class FakeDrive:
-    """A drive that moves 1000 MiB per second of a step's runtime, in whole blocks, and
-    records the steps it is given."""
-
-    RATE = 1000 << 20
-
-    def __init__(self):
-        self.steps = []
-
-    def run_step(self, step):
-        self.steps.append(step)
-        moved = step.io_size if step.runtime is None else min(step.io_size, int(step.runtime * self.RATE))
-        moved = moved // step.bs * step.bs
-        ios = moved // step.bs
-        read = DirectionResult(ios=ios, bytes=moved, busy_s=moved / self.RATE,
-                               latency=Latency.from_histogram([(1000, ios)], 1000.0, 1000, 1000))
-        return SimpleNamespace(result=StepResult(started_at="now", busy_s=moved / self.RATE,
-                                                 idle_s=step.idle_after, engine="sim", read=read))
-
-
-def test_a_sequential_stream_wraps_to_the_start_of_its_span_and_thinks_after_every_period():
-    drive = FakeDrive()
-    run = run_job(drive, plan_of("[a]\nrw=read\noffset=1m\nsize=1m\nio_size=3m\nthinktime=100\nthinktime_blocks=96\n"))
-    assert run.result.read.bytes == 3 << 20 and sum(run.piece_ios) * 4096 == 3 << 20
-    done = 0
-    for step in drive.steps:
-        assert step.offset + step.size == 2 << 20  # each piece runs to the span's end
-        assert step.offset == (1 << 20) + done % (1 << 20) and (step.offset == 1 << 20 or step.io_size <= step.size)
-        done += step.io_size
-        assert (step.idle_after > 0) == (done % (384 << 10) == 0)  # a pause after every 96 blocks
-
-
-def test_ramp_time_io_is_the_start_of_the_jobs_stream():
-    drive = FakeDrive()
-    run = run_job(drive, plan_of("[a]\nrw=read\nbs=1m\nsize=64m\nramp_time=10ms\n"))
-    ramp, measured = drive.steps
-    assert ramp.runtime == 0.01 and run.ramp.read.bytes == 10 << 20 == measured.offset
-    assert measured.size == measured.io_size == 54 << 20 and run.result.read.bytes == 54 << 20
+def test_think_time_and_ramp_are_the_jobs_own_in_the_simulator():
+    """thinktime and ramp_time go to the simulator with the job (crates/ssdsim/src/run runs
+    them): a think period after every thinktime_blocks I/Os, the ramp left out of the figures."""
+    thinking = plan_of("[a]\nrw=read\noffset=1m\nsize=1m\nio_size=3m\nthinktime=100\nthinktime_blocks=96\n")
+    assert (thinking.step.thinktime, thinking.step.thinktime_blocks) == (1e-4, 96)
+    assert thinking.step.io_size == 3 << 20 and thinking.step.size == 1 << 20
+    backend = SimBackend(load_preset(str(SMALL)))
+    [run] = run_batch(backend, [thinking], 0)
+    assert run.result.read.bytes == 3 << 20 and run.piece_ios == (96,) * 8
+    assert run.elapsed_s >= 8 * 1e-4  # the think time is the job's
+    ramped = plan_of("[a]\nrw=read\nbs=1m\nsize=1g\nramp_time=10ms\n")
+    assert ramped.step.ramp == 0.01
+    [run] = run_batch(backend, [ramped], 0)
+    assert 0 < run.result.read.bytes < 1 << 30  # what the ramp read is not in the figures
 
 
 def test_reads_of_a_fresh_drive_are_said_to_find_no_data_and_prefill_writes_it(tmp_path):

@@ -64,16 +64,19 @@ numjobs=1
 def test_options_that_change_nothing_run_and_are_named_in_one_note(tmp_path):
     job = tmp_path / "j.fio"
     job.write_text(IGNORED)
-    proc = run_cli("sim", "fio", job, "--drive", SMALL)
+    proc = run_cli("sim", "fio", job, "--drive", SMALL, cwd=tmp_path)  # its logs go there
     [note] = [line for line in proc.stderr.splitlines() if line.strip()]
     assert note.startswith(f"note: {job}: these options change nothing on a simulated drive")
     for name in ("filename=/dev/nvme0n1", "directory=/mnt", "ioengine=io_uring", "thread", "direct=1",
-                 "buffered=0", "invalidate=1", "gtod_reduce=1", "group_reporting", "clocksource=cpu",
-                 "norandommap", "randrepeat=0", "randseed=42", "iodepth_batch_submit=8", "hipri",
+                 "buffered=0", "invalidate=1", "gtod_reduce=1", "clocksource=cpu",
+                 "randrepeat=0", "randseed=42", "iodepth_batch_submit=8", "hipri",
                  "overwrite=1", "end_fsync=1", "fsync_on_close=1", "create_on_open=1", "unlink=1",
-                 "refill_buffers", "write_bw_log=a"):
+                 "refill_buffers"):
         assert re.search(rf"(: |; |, ){re.escape(name)}(,| \()", note), name
-    assert "no page cache" in note and "numjobs" not in note  # numjobs=1 is fio's default
+    # modelled now: reporting groups, the random map, jobs at once, the logs fio writes
+    for name in ("group_reporting", "norandommap", "numjobs", "write_bw_log"):
+        assert not re.search(rf"(: |; |, ){name}", note), name
+    assert "no page cache" in note
     assert json.loads(proc.stdout)["jobs"][0]["write"]["io_bytes"] == 4 << 20
 
 
@@ -83,23 +86,23 @@ def test_a_job_file_without_such_options_gets_no_note():
 
 def test_everything_that_cannot_be_simulated_is_refused_at_once_with_its_line(tmp_path):
     job = tmp_path / "j.fio"
-    job.write_text("[global]\nioengine=net\n[a]\nrw=read\nnumjobs=4\nverify=md5\nbssplit=4k/50:64k/50\n"
-                   "rate_iops=100\niodpeth=8\nfsync=1\n[b]\nrandom_distribution=zipf:1.2\n")
+    job.write_text("[global]\nioengine=net\n[a]\nrw=read\nloops=4\nverify_only=1\nbsrange=4k-64k\n"
+                   "rate_min=100\niodpeth=8\nfsync=1\n[b]\npercentage_random=50\n")
     proc = run_cli("sim", "fio", job, "--drive", SMALL, check=False)
     [line] = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and line.startswith(f"error: {job}: the simulator cannot run ")
     for what in ("ioengine=net (line 2): not an engine that sends the job's I/O to a drive",
-                 "numjobs=4 (line 5): several copies", "verify=md5 (line 6)", "bssplit=4k/50:64k/50 (line 7)",
-                 "rate_iops=100 (line 8)", "iodpeth=8 (line 9): not an option the simulator knows",
-                 "fsync=1 (line 10): flushes", "random_distribution=zipf:1.2 (line 12)"):
+                 "loops=4 (line 5): several files, or loops", "verify_only=1 (line 6)", "bsrange=4k-64k (line 7)",
+                 "rate_min=100 (line 8)", "iodpeth=8 (line 9): not an option the simulator knows",
+                 "fsync=1 (line 10): flushes", "percentage_random=50 (line 12)"):
         assert what in line, what
 
 
 def test_each_jobs_value_problem_is_named_at_once():
-    jobs = parse_job_file("[a]\nrw=read:8k\n[b]\nrw=randread\n[c]\nbs=4k,1.5k\nsize=1m\n", "x.fio")
+    jobs = parse_job_file("[a]\nrw=randread:8\n[b]\nrw=randread\n[c]\nbs=4k,1.5k\nsize=1m\n", "x.fio")
     with pytest.raises(SsdlabError) as caught:
         plan_all(jobs, DEVICE, "x.fio")
-    assert str(caught.value).startswith("x.fio: job [a] (line 1): rw=read:8k: ")
+    assert str(caught.value).startswith("x.fio: job [a] (line 1): rw=randread:8: ")
     assert "; job [c] (line 5): bs=4k,1.5k: " in str(caught.value) and "job [b]" not in str(caught.value)
 
 
@@ -126,13 +129,17 @@ def test_rw_suffixes_that_change_nothing_are_taken(rw, op):
 
 
 @pytest.mark.parametrize("rw, problem", [
-    ("read:8k", "moves every next offset by 8k (holes, or backwards)"),
-    ("write:-8k", "moves every next offset by -8k"),
     ("randread:8", "a new random offset only every 8 I/Os"),
-    ("randtrim", "random trims and trim-then-write are not simulated yet"),
-    ("trimwrite", "not one of read, write")])
-def test_rw_suffixes_and_patterns_the_model_cannot_follow_are_refused(rw, problem):
+    ("randtrimwrite", "not simulated yet")])
+def test_rw_patterns_the_model_cannot_follow_are_refused(rw, problem):
     assert problem in refusal(f"[a]\nrw={rw}\nsize=1m\n")
+
+
+@pytest.mark.parametrize("rw, op, delta", [("read:8k", Op.READ, 8192), ("write:-8k", Op.WRITE, -8192),
+                                           ("randtrim", Op.RANDTRIM, 0), ("trimwrite", Op.TRIMWRITE, 0)])
+def test_holes_backwards_offsets_and_trims_are_modelled(rw, op, delta):
+    step = planned(f"[a]\nrw={rw}\nsize=1m\n").step
+    assert (step.rw, step.offset_delta) == (op, delta)
 
 
 @pytest.mark.parametrize("rw, bs, expected", [

@@ -16,7 +16,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
@@ -347,14 +347,7 @@ fn result_to<'py>(py: Python<'py>, r: &ssdsim::StepResult) -> PyResult<Bound<'py
     out.set_item("busy_s", r.busy_s)?;
     out.set_item("idle_s", r.idle_s)?;
     out.set_item("bursts", r.bursts)?;
-    for (name, d) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
-        match d {
-            Some(d) => out.set_item(name, direction_to(py, d)?)?,
-            None => out.set_item(name, py.None())?,
-        }
-    }
-    let seconds = r.per_second.iter().map(|p| (p.t_s, p.mbps, p.iops));
-    out.set_item("per_second", PyList::new(py, seconds)?)?;
+    figures_to(py, &out, [&r.read, &r.write, &r.trim], &r.per_second)?;
     out.set_item(
         "per_gib",
         PyList::new(py, r.per_gib.iter().map(|p| (p.gib, p.mbps)))?,
@@ -370,6 +363,48 @@ fn result_to<'py>(py: Python<'py>, r: &ssdsim::StepResult) -> PyResult<Bound<'py
         None => out.set_item("energy", py.None())?,
     }
     out.set_item("notes", PyList::new(py, r.notes.iter())?)?;
+    let jobs = r
+        .jobs
+        .iter()
+        .map(|j| job_to(py, j))
+        .collect::<PyResult<Vec<_>>>()?;
+    out.set_item("jobs", PyList::new(py, jobs)?)?;
+    Ok(out)
+}
+
+/// The read, write and trim figures (None where a direction had no command) and the
+/// per-second series of a step or of one of its jobs, into `out`.
+fn figures_to(
+    py: Python<'_>,
+    out: &Bound<'_, PyDict>,
+    directions: [&Option<ssdsim::DirectionResult>; 3],
+    per_second: &[ssdsim::SecondPoint],
+) -> PyResult<()> {
+    for (name, d) in ["read", "write", "trim"].into_iter().zip(directions) {
+        match d {
+            Some(d) => out.set_item(name, direction_to(py, d)?)?,
+            None => out.set_item(name, py.None())?,
+        }
+    }
+    let seconds = per_second.iter().map(|p| (p.t_s, p.mbps, p.iops));
+    out.set_item("per_second", PyList::new(py, seconds)?)
+}
+
+/// One job's figures; its log as little-endian u64 rows of (done_ns, latency_ns, dir,
+/// bs, offset), for numpy to read without a Python object per command.
+fn job_to<'py>(py: Python<'py>, j: &ssdsim::JobResult) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("label", &j.label)?;
+    out.set_item("busy_s", j.busy_s)?;
+    figures_to(py, &out, [&j.read, &j.write, &j.trim], &j.per_second)?;
+    let mut log = Vec::with_capacity(j.io_log.len() * 40);
+    for c in &j.io_log {
+        for v in [c.done_ns, c.latency_ns, u64::from(c.dir), c.bs, c.offset] {
+            log.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out.set_item("io_log", PyBytes::new(py, &log))?;
+    out.set_item("log_truncated", j.log_truncated)?;
     Ok(out)
 }
 

@@ -365,6 +365,16 @@ pub const STEP_RATE_IOPS: Bound = Bound::integer(1, 100_000_000, "IOPS");
 /// runtime ends (fio's `time_based`); sums of sizes stay far from `u64::MAX`.
 pub const STEP_IO_SIZE: Bound = Bound::integer(1, 1 << 62, "bytes");
 
+/// `rate_bytes`: 1 B/s to 1 TiB/s, beyond any drive.
+pub const STEP_RATE_BYTES: Bound = Bound::integer(1, 1 << 40, "bytes/s");
+
+/// `thinktime_blocks`: fio's own limit (an int).
+pub const STEP_THINKTIME_BLOCKS: Bound = Bound::integer(1, (1 << 31) - 1, "");
+
+/// Jobs in one step (itself and those at once with it): each keeps its own queue and
+/// figures (about 50 KB); fio's own limit is 4096 jobs, real job files use tens.
+pub const MAX_JOBS: usize = 1024;
+
 /// A step without a runtime ends at its byte limit, which may be at most this many
 /// times the drive's capacity (real tests write at most a few drive capacities in
 /// one step), so that such a step always ends in reasonable time.

@@ -21,6 +21,7 @@ pub mod geometry;
 pub mod health;
 pub mod histogram;
 pub mod nand;
+pub mod pattern;
 pub mod power;
 pub mod rng;
 pub mod run;
@@ -36,8 +37,8 @@ pub use config::{ConfigError, DriveConfig};
 pub use power::{Platform, Work};
 pub use run::{simulate, Drive};
 pub use step::{
-    Counters, DirectionResult, GibPoint, Latency, Op, SecondPoint, SimError, Step, StepEnergy,
-    StepResult,
+    Counters, DirectionResult, GibPoint, IoRecord, JobResult, Latency, Op, SecondPoint, SimError,
+    Step, StepEnergy, StepResult,
 };
 
 /// Version of the simulator core, recorded with every simulated run.

@@ -8,6 +8,7 @@
 //! drive's internal counters.
 
 use crate::bounds::{self, Bound};
+use crate::pattern::{check_split, Distribution, Flow, SplitSize};
 use crate::power::Work;
 use serde::Deserialize;
 use std::fmt;
@@ -30,11 +31,21 @@ pub enum Op {
     #[serde(alias = "readwrite")]
     Rw,
     Trim,
+    RandTrim,
+    /// fio's trimwrite: each block trimmed, then written, in order.
+    TrimWrite,
 }
 
 impl Op {
     pub fn is_random(self) -> bool {
-        matches!(self, Op::RandRead | Op::RandWrite | Op::RandRw)
+        matches!(
+            self,
+            Op::RandRead | Op::RandWrite | Op::RandRw | Op::RandTrim
+        )
+    }
+    /// Does a step of this operation write?
+    pub fn writes(self) -> bool {
+        !matches!(self, Op::Read | Op::RandRead | Op::Trim | Op::RandTrim)
     }
     pub fn is_mixed(self) -> bool {
         matches!(self, Op::RandRw | Op::Rw)
@@ -89,6 +100,41 @@ pub struct Step {
     pub rate_iops: Option<u64>,
     /// The drive's state during the step ("10% filled"): a record, it changes nothing.
     pub fill_state: Option<String>,
+    /// fio's bssplit: each command's size drawn from these (shares adding up to 100 %);
+    /// empty: every command is `bs` bytes.
+    pub bssplit: Vec<SplitSize>,
+    /// fio's blockalign: random offsets are multiples of it; None: of the smallest size.
+    pub blockalign: Option<u64>,
+    /// fio's `rw=read:N`: bytes added to each next sequential offset (holes when
+    /// positive, backwards when negative).
+    pub offset_delta: i64,
+    /// Where random commands fall in the span.
+    pub distribution: Distribution,
+    /// fio's random map (its default, off with norandommap): a uniform random step
+    /// touches every block of its span once per pass, in a random order; without it each
+    /// offset is drawn anew.
+    pub randommap: bool,
+    /// fio's thinktime: after every `thinktime_blocks` commands the job waits for its
+    /// outstanding ones, then this many seconds (its time, the drive's idle if no
+    /// other job is busy).
+    pub thinktime: f64,
+    pub thinktime_blocks: u64,
+    /// fio's rate: bytes per second at most, commands spaced by their size.
+    pub rate_bytes: Option<u64>,
+    /// fio's ramp_time: seconds of I/O before the job's figures start.
+    pub ramp: f64,
+    /// fio's flow: the job's share among jobs of the same flow id.
+    pub flow: Option<Flow>,
+    /// fio's verify: after its writes, the job reads every byte it wrote back, in
+    /// offset order, at its queue depth.
+    pub verify: bool,
+    /// Keep every command of the job (completion, latency, direction, size, offset),
+    /// for fio's write_lat_log, write_bw_log and write_iops_log.
+    pub log_ios: bool,
+    /// fio jobs that run at the same time as this one (no stonewall between them), each
+    /// with its own commands, queue and figures. They are steps of phase `measure`
+    /// without bursts, idle, per-GiB series, fill state or jobs of their own.
+    pub concurrent: Vec<Step>,
 }
 
 impl Step {
@@ -112,6 +158,19 @@ impl Step {
             per_gib_series: false,
             rate_iops: None,
             fill_state: None,
+            bssplit: vec![],
+            blockalign: None,
+            offset_delta: 0,
+            distribution: Distribution::Uniform,
+            randommap: false,
+            thinktime: 0.0,
+            thinktime_blocks: 1,
+            rate_bytes: None,
+            ramp: 0.0,
+            flow: None,
+            verify: false,
+            log_ios: false,
+            concurrent: vec![],
         }
     }
 
@@ -243,6 +302,10 @@ impl Step {
                 "step {l}: rate_iops and bursts do not combine: a rate-limited step is its own light load"
             ));
         }
+        self.validate_job().map_err(|e| format!("step {l}: {e}"))?;
+        if !self.concurrent.is_empty() {
+            self.validate_concurrent(user_bytes)?;
+        }
         let untimed_limit = user_bytes.saturating_mul(bounds::MAX_DRIVE_WRITES_UNTIMED);
         if self.runtime.is_none() && self.bytes_limit() > untimed_limit {
             return Err(format!(
@@ -252,6 +315,119 @@ impl Step {
             ));
         }
         Ok(())
+    }
+
+    /// The fields of a fio job beyond the workload's shape.
+    fn validate_job(&self) -> Result<(), String> {
+        check_split(&self.bssplit)?;
+        for size in self.bssplit.iter().map(|s| s.bs).chain(self.blockalign) {
+            if size > self.size {
+                return Err(format!(
+                    "span {} B is smaller than one block of {size} B",
+                    self.size
+                ));
+            }
+        }
+        if let Some(align) = self.blockalign {
+            bounds::STEP_BS.check("blockalign", align as f64)?;
+            if !align.is_multiple_of(512) {
+                return Err(format!(
+                    "blockalign = {align} is not a multiple of 512 bytes"
+                ));
+            }
+        }
+        if self.offset_delta != 0 {
+            if self.rw.is_random() {
+                return Err("offset_delta moves sequential offsets: a random step has none".into());
+            }
+            if self.offset_delta.unsigned_abs() > self.size
+                || !self.offset_delta.unsigned_abs().is_multiple_of(512)
+            {
+                return Err(format!(
+                    "offset_delta = {} must be whole 512-byte sectors, at most the span",
+                    self.offset_delta
+                ));
+            }
+        }
+        if self.distribution != Distribution::Uniform && !self.rw.is_random() {
+            return Err("a random distribution needs a random rw".into());
+        }
+        self.distribution.check(self.size)?;
+        bounds::STEP_IDLE_S.check("thinktime", self.thinktime)?;
+        bounds::STEP_THINKTIME_BLOCKS.check("thinktime_blocks", self.thinktime_blocks as f64)?;
+        bounds::STEP_IDLE_S.check("ramp", self.ramp)?;
+        if let Some(rate) = self.rate_bytes {
+            bounds::STEP_RATE_BYTES.check("rate_bytes", rate as f64)?;
+            if self.rate_iops.is_some() {
+                return Err("rate_bytes and rate_iops do not combine: give one".into());
+            }
+            if self.burst_bytes.is_some() {
+                return Err("rate_bytes and bursts do not combine".into());
+            }
+        }
+        if let Some(flow) = self.flow {
+            flow.check()?;
+        }
+        if self.verify && !self.rw.writes() {
+            return Err("verify reads back what the step writes: it needs a writing rw".into());
+        }
+        Ok(())
+    }
+
+    /// The jobs that run at once with this one: each a valid step of its own, of phase
+    /// measure, without what only a whole step has (bursts, idle after it, a per-GiB
+    /// series, a fill state) or jobs of its own; at most [`bounds::MAX_JOBS`] in all.
+    fn validate_concurrent(&self, user_bytes: u64) -> Result<(), String> {
+        let l = &self.label;
+        if self.concurrent.len() + 1 > bounds::MAX_JOBS {
+            return Err(format!(
+                "step {l}: {} jobs at once; at most {}",
+                self.concurrent.len() + 1,
+                bounds::MAX_JOBS
+            ));
+        }
+        if self.burst_bytes.is_some() || self.per_gib_series || self.is_purge() {
+            return Err(format!(
+                "step {l}: a step with concurrent jobs has no bursts and no per-GiB series, and is no purge"
+            ));
+        }
+        for job in &self.concurrent {
+            job.validate(user_bytes)?;
+            if job.phase != Phase::Measure
+                || job.burst_bytes.is_some()
+                || job.idle_after != 0.0
+                || job.per_gib_series
+                || job.fill_state.is_some()
+                || !job.concurrent.is_empty()
+            {
+                return Err(format!(
+                    "step {l}: its concurrent job {} must be a plain measured job (no phase, bursts, idle after it, per-GiB series, fill state or jobs of its own)",
+                    job.label
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The step's jobs: itself, then those that run at once with it.
+    pub fn jobs(&self) -> impl Iterator<Item = &Step> {
+        std::iter::once(self).chain(&self.concurrent)
+    }
+
+    /// Does the result list each job's own figures? When there are several, or when a
+    /// job's figures differ from the step's (a ramp left out, every command logged).
+    pub fn reports_jobs(&self) -> bool {
+        !self.concurrent.is_empty() || self.jobs().any(|j| j.ramp > 0.0 || j.log_ios)
+    }
+
+    /// The smallest size of a command.
+    pub fn min_bs(&self) -> u64 {
+        self.bssplit
+            .iter()
+            .map(|s| s.bs)
+            .min()
+            .unwrap_or(self.bs)
+            .min(self.bs)
     }
 
     /// Every numeric field with its bound; optional fields are checked when present.
@@ -439,6 +615,39 @@ pub struct StepResult {
     /// None when the preset has no power model.
     pub energy: Option<StepEnergy>,
     pub notes: Vec<String>,
+    /// Each job's own figures, when the step reports them ([`Step::reports_jobs`]): the
+    /// step's first, then its concurrent ones in order.
+    pub jobs: Vec<JobResult>,
+}
+
+/// One command of a job's log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoRecord {
+    /// Completion, ns since the job's figures started (after its ramp).
+    pub done_ns: u64,
+    pub latency_ns: u64,
+    /// 0 read, 1 write, 2 trim (fio's numbers).
+    pub dir: u8,
+    pub bs: u64,
+    /// Byte offset on the drive.
+    pub offset: u64,
+}
+
+/// The figures of one fio job of a step, as fio reports a job: over its own time, from
+/// the end of its ramp to its last completion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobResult {
+    pub label: String,
+    pub busy_s: f64,
+    pub read: Option<DirectionResult>,
+    pub write: Option<DirectionResult>,
+    pub trim: Option<DirectionResult>,
+    pub per_second: Vec<SecondPoint>,
+    /// Every command, for a job that logs them (at most the first
+    /// `run::recorder::MAX_LOGGED_IOS`).
+    pub io_log: Vec<IoRecord>,
+    /// The job made more commands than its log keeps.
+    pub log_truncated: bool,
 }
 
 impl StepResult {
@@ -653,7 +862,10 @@ mod tests {
         "bs": 4096, "iodepth": 8, "rwmixread": 70, "offset": 8192, "size": 1048576,
         "runtime": 2.5, "io_size": 524288, "time_based": false, "burst_bytes": 65536,
         "duty_cycle": 0.5, "idle_after": 1.0, "per_gib_series": true, "rate_iops": 1000,
-        "fill_state": "half full"}"#;
+        "fill_state": "half full", "bssplit": [{"bs": 4096, "pct": 100.0}],
+        "blockalign": 4096, "offset_delta": 0, "distribution": {"kind": "zipf", "theta": 0.5}, "randommap": true,
+        "thinktime": 0.001, "thinktime_blocks": 4, "rate_bytes": null, "ramp": 0.5,
+        "flow": {"id": 1, "weight": 2}, "verify": true, "log_ios": true, "concurrent": []}"#;
 
     #[test]
     fn every_field_of_the_python_step_deserializes() {
@@ -672,6 +884,22 @@ mod tests {
                 .per_gib()
                 .rate(1000)
         };
+        let expected = Step {
+            bssplit: vec![SplitSize {
+                bs: 4096,
+                pct: 100.0,
+            }],
+            blockalign: Some(4096),
+            distribution: Distribution::Zipf { theta: 0.5 },
+            randommap: true,
+            thinktime: 0.001,
+            thinktime_blocks: 4,
+            ramp: 0.5,
+            flow: Some(Flow { id: 1, weight: 2 }),
+            verify: true,
+            log_ios: true,
+            ..expected
+        };
         assert_eq!(step, expected);
         let purge = EVERY_FIELD.replace(r#""precondition""#, r#""purge""#);
         assert!(serde_json::from_str::<Step>(&purge).unwrap().is_purge());
@@ -681,10 +909,10 @@ mod tests {
 
     #[test]
     fn a_field_the_simulator_does_not_know_is_refused_naming_it() {
-        let unknown = EVERY_FIELD.replace(r#""label""#, r#""verify": true, "label""#);
+        let unknown = EVERY_FIELD.replace(r#""label""#, r#""numjobs": 4, "label""#);
         let msg = serde_json::from_str::<Step>(&unknown)
             .unwrap_err()
             .to_string();
-        assert!(msg.starts_with("unknown field `verify`"), "{msg}");
+        assert!(msg.starts_with("unknown field `numjobs`"), "{msg}");
     }
 }

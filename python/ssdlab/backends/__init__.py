@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+
 from ssdlab.model import Step, StepResult
 
 # Called with (fraction of the step done in [0, 1], a short status such as "burst 3/32").
@@ -33,6 +35,21 @@ class StepOutcome:
     temperature_c: tuple[float, ...] | None = None
     # With it, the drive's thermal-transition count (TMT1 + TMT2 entries) at each second.
     thermal_transitions: tuple[int, ...] | None = None
+    # Each fio job's own figures, when the step reports them (several jobs at once, a ramp,
+    # a log of every command): the simulator's, for sim fio.
+    jobs: tuple[JobFigures, ...] = ()
+
+
+@dataclass(frozen=True)
+class JobFigures:
+    """One fio job of a step, as fio reports a job: over its own time (after its ramp)."""
+
+    label: str
+    result: StepResult          # its directions, per-second series and busy time
+    # every command: rows of (done ns since the job's figures started, latency ns, fio's
+    # direction number, bytes, offset); empty unless the job logs them
+    io_log: np.ndarray
+    log_truncated: bool         # it made more commands than the log keeps
 
 
 class Backend(Protocol):

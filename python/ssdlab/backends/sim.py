@@ -18,8 +18,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
+import numpy as np
+
 from ssdlab import _ssdsim
-from ssdlab.backends import ProgressCallback, StepOutcome
+from ssdlab.backends import JobFigures, ProgressCallback, StepOutcome
 from ssdlab.backends.sim_host import DEFAULT_HOST, SimHost
 from ssdlab.errors import BackendFailed, SsdlabError
 from ssdlab.model import DirectionResult, GibPoint, Latency, Phase, SecondPoint, Step, StepResult
@@ -63,7 +65,8 @@ class SimBackend:
         command = f"sim {self.preset.name}: {step.describe()}" + (" (purge)" if step.phase is Phase.PURGE else "")
         # the drive's temperature, per second of the step's drive time (its per-second series' seconds)
         return StepOutcome(_result(raw, started), (command,), temperature_c=tuple(raw["temperature_c"]),
-                           thermal_transitions=tuple(raw["thermal_transitions"]))
+                           thermal_transitions=tuple(raw["thermal_transitions"]),
+                           jobs=tuple(_job(job, started) for job in raw["jobs"]))
 
     def run_timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[StepOutcome, tuple[int, ...]]:
         """What fio's `thinktime` does (backends/fio): each read of `step` alone, the drive
@@ -112,6 +115,15 @@ def _result(raw: dict, started: str) -> StepResult:
         # a step with no busy time (a purge of an empty drive) has no energy to show
         energy_j=energy["busy_j"] if energy and energy["busy_j"] > 0 else None,
         **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]})
+
+
+def _job(raw: dict, started: str) -> JobFigures:
+    result = StepResult(
+        started_at=started, busy_s=raw["busy_s"], idle_s=0.0, engine=ENGINE,
+        per_second=tuple(SecondPoint(t_s=t, mbps=m, iops=i) for t, m, i in raw["per_second"]),
+        **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]})
+    log = np.frombuffer(raw["io_log"], dtype="<u8").reshape(-1, 5)
+    return JobFigures(raw["label"], result, log, raw["log_truncated"])
 
 
 def _power(energy: dict | None) -> dict[str, float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -19,6 +20,8 @@ class Op(StrEnum):
     RANDRW = "randrw"        # random mix, read share in `rwmixread`
     RW = "rw"                # sequential mix, read share in `rwmixread`
     TRIM = "trim"            # sequential TRIM (discard) of the span
+    RANDTRIM = "randtrim"
+    TRIMWRITE = "trimwrite"  # each block trimmed, then written, in order
 
     @property
     def is_mixed(self) -> bool:
@@ -26,11 +29,15 @@ class Op(StrEnum):
 
     @property
     def is_random(self) -> bool:
-        return self in (Op.RANDREAD, Op.RANDWRITE, Op.RANDRW)
+        return self in (Op.RANDREAD, Op.RANDWRITE, Op.RANDRW, Op.RANDTRIM)
 
     @property
     def writes(self) -> bool:
-        return self in (Op.WRITE, Op.RANDWRITE, Op.RANDRW, Op.RW)
+        return self in (Op.WRITE, Op.RANDWRITE, Op.RANDRW, Op.RW, Op.TRIMWRITE)
+
+    @property
+    def trims(self) -> bool:
+        return self in (Op.TRIM, Op.RANDTRIM, Op.TRIMWRITE)
 
     @property
     def reads(self) -> bool:
@@ -43,6 +50,66 @@ class Phase(StrEnum):
     PURGE = "purge"                # return the drive to fresh-out-of-box (secure erase / full TRIM)
     PRECONDITION = "precondition"  # write the data the test needs, not scored
     MEASURE = "measure"            # the workload whose results are scored
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class SplitSize(_Part):
+    """One size of fio's bssplit: bytes, and the share of commands in percent."""
+
+    bs: int = Field(ge=512, le=1 << 30)
+    pct: float = Field(ge=0, le=100)
+
+
+class Zone(_Part):
+    """One zone of a zoned distribution: its share of commands (%), and its extent, a share
+    of the span (%, zoned) or bytes (zoned_abs), zones following one another from the span's start."""
+
+    access_pct: float = Field(ge=0, le=100)
+    extent: float = Field(ge=0)
+
+
+class Uniform(_Part):
+    kind: Literal["uniform"] = "uniform"
+
+
+class Zipf(_Part):
+    kind: Literal["zipf"] = "zipf"
+    theta: float = Field(gt=0, le=100)
+
+
+class Pareto(_Part):
+    kind: Literal["pareto"] = "pareto"
+    h: float = Field(gt=0, lt=1)
+
+
+class Normal(_Part):
+    kind: Literal["normal"] = "normal"
+    dev_pct: float = Field(ge=0, le=100)
+
+
+class Zoned(_Part):
+    kind: Literal["zoned"] = "zoned"
+    zones: tuple[Zone, ...] = Field(min_length=1, max_length=256)
+
+
+class ZonedAbs(_Part):
+    kind: Literal["zoned_abs"] = "zoned_abs"
+    zones: tuple[Zone, ...] = Field(min_length=1, max_length=256)
+
+
+# Where random commands fall in the span, with fio's random_distribution names
+# (crates/ssdsim/src/run/spread.rs draws them as fio 3.33 does).
+Distribution = Annotated[Uniform | Zipf | Pareto | Normal | Zoned | ZonedAbs, Field(discriminator="kind")]
+
+
+class Flow(_Part):
+    """fio's flow: jobs of one id issue in proportion to their weights."""
+
+    id: int = Field(ge=0, le=2**32 - 1)
+    weight: int = Field(ge=1, le=1_000_000)
 
 
 # What a time-based step may move: no limit in practice (2^62 bytes is 146 years at
@@ -91,6 +158,25 @@ class Step(BaseModel):
     rate_iops: int | None = Field(default=None, gt=0, description="I/Os per second at most")
     fill_state: str | None = Field(default=None, min_length=1, max_length=80,
                                    description="the drive's state during the step, for the record")
+    # fio job options beyond the workload's shape (sim fio's; the simulator runs them):
+    bssplit: tuple[SplitSize, ...] = Field(default=(), max_length=64,
+                                           description="command sizes and their shares; empty: bs")
+    blockalign: int | None = Field(default=None, ge=512, le=1 << 30,
+                                   description="random offsets are multiples of it (default: smallest size)")
+    offset_delta: int = Field(default=0, ge=-(1 << 62), le=1 << 62,
+                              description="bytes added to each next sequential offset (rw=read:-8k)")
+    distribution: Distribution = Uniform()
+    randommap: bool = Field(default=False, description="fio's random map: each block once per pass")
+    thinktime: float = Field(default=0.0, ge=0, le=1e6,
+                             description="seconds waited after every thinktime_blocks commands")
+    thinktime_blocks: int = Field(default=1, ge=1, le=(1 << 31) - 1)
+    rate_bytes: int | None = Field(default=None, ge=1, le=1 << 40, description="bytes per second at most")
+    ramp: float = Field(default=0.0, ge=0, le=1e6, description="seconds run before the figures start")
+    flow: Flow | None = None
+    verify: bool = Field(default=False, description="read back what the step wrote, after its writes")
+    log_ios: bool = Field(default=False, description="keep every command, for fio's logs")
+    concurrent: tuple[Step, ...] = Field(default=(), max_length=1023,
+                                         description="jobs that run at the same time as this one")
 
     @model_validator(mode="after")
     def _consistent(self) -> Step:
@@ -114,7 +200,35 @@ class Step(BaseModel):
             raise ValueError("rate_iops and bursts do not combine: a rate-limited step is its own light load")
         if self.phase is Phase.PURGE and (self.rate_iops is not None or self.fill_state is not None):
             raise ValueError("a purge has no rate and no fill state")
+        self._consistent_job()
         return self
+
+    def _consistent_job(self) -> None:
+        """The fio job options' rules (crates/ssdsim/src/step.rs checks them too)."""
+        if self.bssplit and abs(sum(s.pct for s in self.bssplit) - 100) > 0.01:
+            raise ValueError("bssplit shares must add up to 100 %")
+        if any(s.bs % 512 for s in self.bssplit) or (self.blockalign or 0) % 512:
+            raise ValueError("bssplit sizes and blockalign must be multiples of 512 bytes")
+        if self.offset_delta and (self.rw.is_random or self.offset_delta % 512):
+            raise ValueError("offset_delta moves sequential offsets by whole sectors: a random step has none")
+        if self.distribution.kind != "uniform" and not self.rw.is_random:
+            raise ValueError("a random distribution needs a random rw")
+        if self.rate_bytes is not None and self.rate_iops is not None:
+            raise ValueError("rate_bytes and rate_iops do not combine: give one")
+        if self.verify and not self.rw.writes:
+            raise ValueError("verify reads back what the step writes: it needs a writing rw")
+        if self.concurrent and (self.burst_bytes is not None or self.per_gib_series or self.phase is Phase.PURGE):
+            raise ValueError("a step with concurrent jobs has no bursts and no per-GiB series, and is no purge")
+        for job in self.concurrent:
+            if (job.phase is not Phase.MEASURE or job.burst_bytes is not None or job.idle_after
+                    or job.per_gib_series or job.fill_state is not None or job.concurrent):
+                raise ValueError(f"concurrent job {job.label!r} must be a plain measured job (no phase, "
+                                 "bursts, idle after it, per-GiB series, fill state or jobs of its own)")
+
+    @property
+    def jobs(self) -> tuple[Step, ...]:
+        """The step's fio jobs: itself, then those at once with it."""
+        return (self, *self.concurrent)
 
     @property
     def bursts(self) -> int:
@@ -139,9 +253,14 @@ class Step(BaseModel):
         if self.time_based:
             limits = [f"{self.runtime:g} s, time-based"]
         rate = f" at {self.rate_iops} IOPS" if self.rate_iops is not None else ""
+        if self.rate_bytes is not None:
+            rate = f" at {format_bytes(self.rate_bytes)}/s"
+        sizes = "/".join(format_bytes(s.bs) for s in self.bssplit) if self.bssplit else format_bytes(self.bs)
+        spread = f" {self.distribution.kind}" if self.distribution.kind != "uniform" else ""
         state = f" [{self.fill_state}]" if self.fill_state else ""
+        others = f"; with {len(self.concurrent)} more job(s) at once" if self.concurrent else ""
         return (
-            f"{self.rw}{mix} bs={format_bytes(self.bs)} QD{self.iodepth}{rate} "
+            f"{self.rw}{mix}{spread} bs={sizes} QD{self.iodepth}{rate} "
             f"over {format_bytes(self.size)}" + (f" ({' or '.join(limits)})" if limits else "")
-            + state
+            + state + others
         )

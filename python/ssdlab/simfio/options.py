@@ -32,7 +32,11 @@ UNDERSTOOD = {"name", "description", "rw", "bs", "iodepth", "size", "offset",
               "io_size", "runtime", "time_based", "ramp_time", "rwmixread", "rwmixwrite",
               "thinktime", "thinktime_blocks", "stonewall", "new_group", "kb_base",
               "percentile_list", "clat_percentiles", "lat_percentiles", "slat_percentiles",
-              "continue_on_error", "disk_util"}
+              "continue_on_error", "disk_util", "numjobs", "group_reporting", "bssplit", "ba",
+              "random_distribution", "rate", "rate_iops", "flow", "flow_id", "fill_device",
+              "verify", "do_verify", "write_lat_log", "write_bw_log", "write_iops_log",
+              "log_avg_msec", "log_max_value", "log_offset", "per_job_logs", "log_prio",
+              "bwavgtime", "iopsavgtime", "norandommap"}
 
 # Engines that send the job's I/O to a block device: ioengine is ignored as a host cost,
 # but as with fio a synchronous engine keeps one I/O in flight whatever iodepth says
@@ -60,46 +64,46 @@ IGNORED: dict[str, tuple[str, ...]] = {
          "userspace_reap", "cmd_type", "thinktime_spin"),
     "commands around a job are not run for a simulated drive": ("exec_prerun", "exec_postrun"),
     "the simulated drive stores no data: its contents, compression, deduplication and how "
-    "a verification would go change nothing (verify= itself is refused)":
+    "a verification checks them change nothing (verify= is run as the reads it makes)":
         ("zero_buffers", "refill_buffers", "scramble_buffers", "buffer_pattern",
          "buffer_compress_percentage", "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode",
-         "dedupe_working_set_percentage", "dedupe_global", "do_verify", "verify_interval",
+         "dedupe_working_set_percentage", "dedupe_global", "verify_interval",
          "verify_offset", "verify_pattern", "verify_fatal", "verify_dump", "verify_async",
          "verify_backlog", "verify_backlog_batch", "experimental_verify", "verify_state_load",
          "verify_state_save", "trim_percentage", "trim_verify_zero", "trim_backlog",
          "trim_backlog_batch"),
-    "random offsets come from the simulator's own seeded generator, each drawn anew as "
-    "with norandommap": ("randrepeat", "randseed", "allrandrepeat", "random_generator",
-                          "norandommap", "rw_sequencer"),
+    "random offsets come from the simulator's own seeded generator (each block once per pass "
+    "unless norandommap, as fio's random map)": ("randrepeat", "randseed", "allrandrepeat",
+                                                 "random_generator", "rw_sequencer"),
     "host flush commands are not simulated":
         ("end_fsync", "fsync_on_close"),
     "the simulated drive does not use write lifetime hints": ("write_hint",),
     "the simulated drive returns no I/O errors":
         ("ignore_error", "error_dump", "exitall_on_error"),
-    "sim fio prints JSON only, with samples per second of drive time; no log files":
-        ("group_reporting", "significant_figures", "unit_base", "bwavgtime", "iopsavgtime",
-         "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "write_iolog",
-         "log_avg_msec", "log_hist_msec", "log_hist_coarseness", "log_max_value", "log_offset",
-         "log_prio", "log_compression", "log_compression_cpus", "log_store_compressed",
-         "log_unix_epoch", "log_alternate_epoch", "log_alternate_epoch_clock_id",
-         "log_entries", "per_job_logs", "block_error_percentiles"),
+    "sim fio prints JSON only, with samples per second of drive time, and writes the lat, bw "
+    "and iops logs":
+        ("significant_figures", "unit_base", "log_entries", "block_error_percentiles"),
 }
 
 REFUSED: dict[str, tuple[str, ...]] = {
-    "several copies of a job, or of its files, are not simulated yet":
-        ("numjobs", "nrfiles", "loops"),
-    "jobs run one after the other, without a delay and not at once":
-        ("startdelay", "exitall", "exit_what", "wait_for", "flow", "flow_id", "flow_sleep"),
-    "a job has one block size, aligned to itself; several are not simulated yet":
-        ("bsrange", "bssplit", "bs_unaligned", "ba", "bs_is_seq_rand"),
-    "random offsets are uniform over the span; other patterns are not simulated yet":
-        ("random_distribution", "percentage_random", "offset_increment", "offset_align"),
-    "the simulated drive stores no data to verify": ("verify", "verify_only"),
+    "several files, or loops of a job, are not simulated yet": ("nrfiles", "loops"),
+    "starting a job late, waiting for a named job, or ending jobs together is not simulated yet":
+        ("startdelay", "exitall", "exit_what", "wait_for", "flow_sleep"),
+    "block sizes are bs= or bssplit=, aligned to the smallest or to ba=; other forms are not "
+    "simulated yet": ("bsrange", "bs_unaligned", "bs_is_seq_rand"),
+    "random offsets are spread by random_distribution over the span; other patterns are not "
+    "simulated yet": ("percentage_random", "offset_increment", "offset_align"),
+    "verifying without writing is not simulated": ("verify_only",),
+    "sim fio writes the lat, bw and iops logs, uncompressed and timed from the job's start; "
+    "other logs and log forms are not written yet":
+        ("write_hist_log", "write_iolog", "log_hist_msec", "log_hist_coarseness",
+         "log_compression", "log_compression_cpus", "log_store_compressed", "log_unix_epoch",
+         "log_alternate_epoch", "log_alternate_epoch_clock_id"),
     "flushes and FUA writes are not simulated yet":
         ("sync", "fsync", "fdatasync", "write_barrier", "sync_file_range", "readfua", "writefua"),
-    "rate limits are not simulated by sim fio yet":
-        ("rate", "rate_iops", "rate_min", "rate_iops_min", "rate_process", "rate_cycle",
-         "rate_ignore_thinktime"),
+    "a job's rate is rate= or rate_iops=, issued evenly; minimum rates and other processes are "
+    "not simulated yet":
+        ("rate_min", "rate_iops_min", "rate_process", "rate_cycle", "rate_ignore_thinktime"),
     "steering the queue depth by latency is not simulated yet":
         ("max_latency", "latency_target", "latency_window", "latency_percentile",
          "latency_run", "iodepth_low"),
@@ -114,7 +118,7 @@ REFUSED: dict[str, tuple[str, ...]] = {
          "replay_align", "replay_time_scale", "replay_skip", "merge_blktrace_file",
          "merge_blktrace_scalars", "merge_blktrace_iters"),
     "the job's span is set by size= and offset= on the drive":
-        ("filesize", "opendir", "file_append", "fill_device", "create_only", "number_ios"),
+        ("filesize", "opendir", "file_append", "create_only", "number_ios"),
     "merged read and write statistics are not printed yet": ("unified_rw_reporting",),
     "steady-state detection is not simulated yet":
         ("steadystate", "steadystate_duration", "steadystate_ramp_time"),
@@ -126,13 +130,15 @@ REFUSED: dict[str, tuple[str, ...]] = {
 
 # Values of the options above that change nothing (fio's defaults, and "off"): taken quietly
 HARMLESS: dict[str, frozenset[str]] = {
-    **dict.fromkeys(("numjobs", "nrfiles", "loops", "stats"), frozenset({"1"})),
+    **dict.fromkeys(("nrfiles", "loops", "stats"), frozenset({"1"})),
     **dict.fromkeys(("startdelay", "exitall", "bs_unaligned", "offset_increment", "offset_align",
                      "verify_only", "fsync", "fdatasync", "write_barrier", "readfua", "writefua",
-                     "rate", "rate_iops", "rate_min", "rate_iops_min", "max_latency",
-                     "latency_target", "thinktime_iotime", "file_append", "fill_device",
-                     "create_only", "number_ios"), frozenset({"0"})),
-    **dict.fromkeys(("verify", "sync", "unified_rw_reporting"), frozenset({"0", "none"})),
+                     "rate_min", "rate_iops_min", "max_latency", "latency_target",
+                     "thinktime_iotime", "file_append", "create_only", "number_ios"),
+                    frozenset({"0"})),
+    **dict.fromkeys(("sync", "unified_rw_reporting"), frozenset({"0", "none"})),
+    **dict.fromkeys(("log_compression", "log_unix_epoch", "log_alternate_epoch",
+                     "log_store_compressed"), frozenset({"0"})),
     "thinktime_blocks_type": frozenset({"complete"}),
     "zonemode": frozenset({"none"}),
 }

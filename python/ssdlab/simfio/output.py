@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from typing import Any
 
 from ssdlab import __version__
 from ssdlab.model import DirectionResult, Latency
 from ssdlab.model.results import clamped_percentile
-from ssdlab.simfio.jobfile import FioJob, Setting
-from ssdlab.simfio.run import JobPlan, JobRun, Report
+from ssdlab.simfio.jobfile import Setting
+from ssdlab.simfio.run import JobPlan, JobRun, Report, merge
 from ssdlab.simfio.stats import (
     Samples,
     depth_levels,
@@ -38,10 +39,10 @@ BATCH_LABELS = ("0", "4", "8", "16", "32", "64", ">=64")
 NO_LATENCY = Latency.from_histogram((), 0, 0, 0)
 
 
-def fio_json(jobs: list[tuple[FioJob, JobPlan, JobRun]], drive: str) -> dict[str, Any]:
+def fio_json(jobs: list[tuple[JobPlan, JobRun]], drive: str) -> dict[str, Any]:
     now = time.time()
     # fio's elapsed is the whole run's, the same for every job
-    elapsed = math.ceil(sum(run.drive_s for _, _, run in jobs))
+    elapsed = math.ceil(sum(_batch_seconds(jobs).values()))
     out: dict[str, Any] = {
         "fio version": f"ssdlab-sim-{__version__}",
         "timestamp": int(now), "timestamp_ms": int(now * 1000),
@@ -49,14 +50,46 @@ def fio_json(jobs: list[tuple[FioJob, JobPlan, JobRun]], drive: str) -> dict[str
     }
     # the [global] sections' options (fio's "global options"), those of any after the last
     # job left out: they set nothing
-    defaults = _listed(jobs[-1][0].defaults)
+    defaults = _listed(jobs[-1][0].job.defaults)
     if defaults:
         out["global options"] = defaults
-    out["jobs"] = [_job_json(index, job, p, run, elapsed)
-                   for index, (job, p, run) in enumerate(jobs)]
-    if any(p.report.disk_util for _, p, _ in jobs):
-        out["disk_util"] = [_disk_util(drive, [run for _, _, run in jobs])]
+    out["jobs"] = [_job_json(groupid, p, run, elapsed) for groupid, p, run in _reported(jobs)]
+    if any(p.report.disk_util for p, _ in jobs):
+        out["disk_util"] = [_disk_util(drive, jobs)]
     return _six_places(out)
+
+
+def _batch_seconds(jobs: list[tuple[JobPlan, JobRun]]) -> dict[int, float]:
+    """The drive time of each run of jobs at once."""
+    return {run.batch: run.batch_s for _, run in jobs}
+
+
+def _reported(jobs: list[tuple[JobPlan, JobRun]]) -> list[tuple[int, JobPlan, JobRun]]:
+    """The jobs as fio reports them, with their group ids: a new group at each stonewall or
+    new_group; a group with group_reporting as one job (its first's name, all its I/O)."""
+    groups: list[list[tuple[JobPlan, JobRun]]] = []
+    for p, run in jobs:
+        if not groups or p.stonewall or p.new_group:
+            groups.append([])
+        groups[-1].append((p, run))
+    out = []
+    for groupid, members in enumerate(groups):
+        if len(members) > 1 and any(p.group_reporting for p, _ in members):
+            out.append((groupid, members[0][0], _together([run for _, run in members])))
+        else:
+            out += [(groupid, p, run) for p, run in members]
+    return out
+
+
+def _together(runs: list[JobRun]) -> JobRun:
+    """Jobs reported as one, as fio's group_reporting: their I/O added up over the longest
+    one's time."""
+    first = runs[0]
+    result = merge([r.result for r in runs])
+    return replace(first, result=result.model_copy(update={"busy_s": max(r.result.busy_s for r in runs)}),
+                   piece_ios=tuple(n for r in runs for n in r.piece_ios),
+                   series=tuple(s for r in runs for s in r.series),
+                   unwritten_read_bytes=sum(r.unwritten_read_bytes for r in runs))
 
 
 def _six_places(node: Any) -> Any:
@@ -73,19 +106,19 @@ def _listed(settings: dict[str, Setting]) -> dict[str, str]:
     return {name: s.value for name, s in settings.items() if s.value is not None}
 
 
-def _job_json(index: int, job: FioJob, p: JobPlan, run: JobRun, elapsed: int) -> dict[str, Any]:
-    r, report = run.result, p.report
+def _job_json(groupid: int, p: JobPlan, run: JobRun, elapsed: int) -> dict[str, Any]:
+    r, report, job = run.result, p.report, p.job
     runtime_ms = _ms(run.elapsed_s)
     windows = window_ios(run.series, run.elapsed_s)
-    out: dict[str, Any] = {"jobname": report.jobname, "groupid": index, "error": 0, "eta": 0,
+    out: dict[str, Any] = {"jobname": report.jobname, "groupid": groupid, "error": 0, "eta": 0,
                            "elapsed": elapsed}
     if own := _listed(job.own):
         out["job options"] = own
     for name in DIRECTIONS:
         d = getattr(r, name)
         share = d.ios / r.ios if d and r.ios else 0.0
-        out[name] = _direction_json(d, runtime_ms, direction_samples(windows, share, p.step.bs),
-                                    report)
+        bs = d.bytes / d.ios if d and d.ios else p.step.bs
+        out[name] = _direction_json(d, runtime_ms, direction_samples(windows, share, bs), report)
     out["sync"] = {"total_ios": 0, "lat_ns": _latency_json(NO_LATENCY, False)}
     out.update({"job_runtime": runtime_ms, "usr_cpu": 0.0, "sys_cpu": 0.0, "ctx": 0, "majf": 0,
                 "minf": 0})
@@ -146,23 +179,27 @@ def _latency_json(lat: Latency, with_percentiles: bool,
     return out
 
 
-def _disk_util(drive: str, runs: list[JobRun]) -> dict[str, Any]:
-    """The simulated drive's I/O over the whole run (ramps too), as Linux's disk statistics
-    count it: commands, milliseconds spent on them, and the share of the time it was busy."""
-    results = [r for run in runs for r in (run.result, run.ramp) if r is not None]
+def _disk_util(drive: str, jobs: list[tuple[JobPlan, JobRun]]) -> dict[str, Any]:
+    """The simulated drive's I/O over the whole run (ramps and prefill-free), as Linux's disk
+    statistics count it: commands (the drive's own counts, ramps included), milliseconds
+    spent on them, and the share of the time it was busy."""
+    results = [run.result for _, run in jobs]
+    devices = {run.batch: run.batch_device for _, run in jobs}
 
     def ticks(name: str) -> int:
         return round(sum(d.latency.mean_ns * d.latency.count for r in results
                          if (d := getattr(r, name))) / 1e6)
 
     def ios(name: str) -> int:
-        return sum(d.ios for r in results if (d := getattr(r, name)))
+        return int(sum(device.get(f"host_{name}_commands", 0) for device in devices.values()))
 
-    elapsed = sum(run.drive_s for run in runs)
+    elapsed = sum(_batch_seconds(jobs).values())
+    busy = sum(min(run.batch_s, max(r.result.busy_s for _, r in jobs if r.batch == run.batch))
+               for run in {run.batch: run for _, run in jobs}.values())
     return {"name": f"sim:{drive}", "read_ios": ios("read"), "write_ios": ios("write"),
             "read_merges": 0, "write_merges": 0, "read_ticks": ticks("read"),
             "write_ticks": ticks("write"), "in_queue": sum(ticks(n) for n in DIRECTIONS),
-            "util": min(100.0, 100 * sum(r.busy_s for r in results) / elapsed) if elapsed else 0.0}
+            "util": min(100.0, 100 * busy / elapsed) if elapsed else 0.0}
 
 
 def _ms(seconds: float) -> int:

@@ -1,32 +1,36 @@
 """Running fio jobs on a simulated drive.
 
-A job becomes one Step, run as a stream of pieces that continue one another (a
-sequential job's next offset, the bytes left of its limit): one piece, or with
-`thinktime` a piece per `thinktime_blocks` blocks, each followed by that much idle (the
-drive works in it). `ramp_time` runs the stream for that long first, as fio does: its
-I/O counts towards the job's size but not in its figures. `time_based` makes `runtime`
-the only limit, and fio's runtime is the job's elapsed time, think time included.
+A job becomes a Step carrying all its options (sizes, offsets, distribution, rate, think
+time, ramp, flow, verify, logging); `numjobs=N` makes N of them. Jobs run as fio runs
+them: those between two `stonewall`s at once on the drive (one Step, the others its
+`concurrent` jobs), each with its own queue and figures (crates/ssdsim/src/run). fio's
+runtime is a job's elapsed time after its ramp, think time included; `time_based` makes
+it the only limit.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 from pydantic import ValidationError
 
+from ssdlab.backends import JobFigures
 from ssdlab.backends.sim import ENGINE, SimBackend
 from ssdlab.catalogue.definitions import data_present
 from ssdlab.errors import SsdlabError, validation_problems
 from ssdlab.model import DirectionResult, Op, Step, StepResult
-from ssdlab.model.steps import UNLIMITED_BYTES
+from ssdlab.model.steps import UNLIMITED_BYTES, Flow, Normal, Pareto, SplitSize, Uniform, Zipf, Zone, Zoned, ZonedAbs
+from ssdlab.simfio import patterns
 from ssdlab.simfio.jobfile import FioJob
+from ssdlab.simfio.logs import FioLogOptions, write_fio_logs
 from ssdlab.simfio.options import SYNC_ENGINES
 from ssdlab.simfio.values import ValueProblem, fio_bool, fio_int, fio_size, fio_time
-from ssdlab.units import MiB, format_bytes
+from ssdlab.units import format_bytes
 
 FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0,
                    99.5, 99.9, 99.95, 99.99)
@@ -35,13 +39,14 @@ MAX_PERCENTILES = 20         # fio's FIO_IO_U_LIST_MAX_LEN
 # The range of each value: what the simulator models, with a wide margin over what
 # fio jobs ask for. A value outside is refused with the option's name and its range.
 SECTOR = 512                 # the simulator's (and the Step's) unit of blocks and offsets
-MAX_BS = 64 * MiB            # drives take a few MiB per command; Linux splits larger I/O
 MAX_IODEPTH = 4096           # the simulator's queue
 MAX_RUNTIME_S = 1e6          # the simulator's longest step (crates/ssdsim/src/bounds.rs)
 RESOLUTION_S = 1e-6          # its shortest, and fio's time resolution
 MAX_THINKTIME_S = 3600.0
 MAX_THINKTIME_BLOCKS = (1 << 31) - 1   # fio's own limit (an int)
-MAX_THINK_PIECES = 100_000   # thinktime runs a step per piece; more would take hours
+MAX_JOBS = 1024              # jobs at once (numjobs counted): the simulator's bound
+MAX_LOG_AVG_MS = 3_600_000   # an hour per log line, far beyond any job's wish
+MAX_LOGGED_IOS = 5_000_000   # I/Os a job's log keeps (crates/ssdsim/src/run/recorder.rs)
 DEFAULT_ENGINE = "psync"     # fio 3.33's on Linux (os/os.h)
 CONTINUE_ON_ERROR = {"none": False, "0": False, "read": True, "write": True, "io": True,
                      "verify": True, "all": True, "1": True}
@@ -66,34 +71,34 @@ class Report:
 
 @dataclass(frozen=True)
 class JobPlan:
+    job: FioJob             # the section it comes from (numjobs copies share it)
     step: Step              # its iodepth the queue fio keeps: 1 with a synchronous engine
-    think_s: float          # idle after every `think_bytes` of I/O; 0 without thinktime
-    think_bytes: int
-    ramp_s: float           # run before the figures are taken; 0 without ramp_time
     whole_drive: bool       # no size= and no limit: the job goes over the whole drive once
     engine: str
     report: Report
+    stonewall: bool         # it waits for the jobs before it: a new run of jobs at once
+    new_group: bool         # it starts a new reporting group (stonewall does too)
+    group_reporting: bool   # its group is reported as one job
+    logs: FioLogOptions | None   # the log files it writes, if any
 
 
 @dataclass(frozen=True)
 class JobRun:
-    """A job's simulated outcome, with what fio's JSON needs beyond the step result."""
+    """A job's simulated outcome, with what fio's JSON needs beyond its figures."""
 
-    result: StepResult               # its measured pieces merged
-    piece_ios: tuple[int, ...]       # I/Os of each piece; each began with an empty queue
+    result: StepResult               # its figures, after its ramp
+    piece_ios: tuple[int, ...]       # I/Os of each stretch that began with an empty queue
     series: tuple[tuple[float, float, float], ...]  # (start s, end s, I/Os completed) in job time
-    ramp: StepResult | None          # what ramp_time ran: the drive's work, not the job's figures
+    batch: int                       # the run of jobs at once it was in
+    batch_s: float                   # that run's drive time (ramps and idle included)
+    batch_device: dict[str, float]   # that run's drive counters (all its jobs, ramps too)
+    io_log: np.ndarray               # its commands, when it writes logs (run.py's _log)
     unwritten_read_bytes: int = 0    # of its reads, those of blocks never written (no NAND read)
 
     @property
     def elapsed_s(self) -> float:
-        """The job's time, fio's runtime: its I/O and think time."""
-        return self.result.busy_s + self.result.idle_s
-
-    @property
-    def drive_s(self) -> float:
-        """The drive's time in the job, its ramp too."""
-        return self.elapsed_s + (self.ramp.busy_s + self.ramp.idle_s if self.ramp else 0.0)
+        """The job's time, fio's runtime: its I/O and think time, after its ramp."""
+        return self.result.busy_s
 
 
 class _Options:
@@ -153,80 +158,186 @@ class _Options:
 
 
 def plan_all(jobs: list[FioJob], device_bytes: int, origin: str) -> list[JobPlan]:
-    """The jobs as Steps (with their think and ramp time), every value checked before
-    anything runs; a problem refuses them all, naming each job's first."""
+    """The jobs as Steps, `numjobs` copies each, every value checked before anything runs;
+    a problem refuses them all, naming each job's first."""
     plans, problems = [], []
     for job in jobs:
         try:
-            plans.append(_plan(job, _Options(job, device_bytes)))
+            o = _Options(job, device_bytes)
+            copies = o.integer("numjobs", 1, MAX_JOBS) or 1
+            first = _plan(job, o, len(plans) + 1)
+            plans.append(first)
+            plans += [replace(first, stonewall=False, new_group=False,
+                              logs=first.logs and replace(first.logs, job_number=len(plans) + 1 + n))
+                      for n in range(copies - 1)]
         except ValueProblem as exc:
             problems.append(f"job [{job.name}] (line {job.line}): {exc}")
         except ValidationError as exc:  # a combination the Step refuses, each value in range
             problems.append(f"job [{job.name}] (line {job.line}): {validation_problems(exc)}")
+    if len(plans) > MAX_JOBS:
+        problems.append(f"{len(plans)} jobs in all (numjobs counted); the simulator runs at most {MAX_JOBS}")
     if problems:
         raise SsdlabError(f"{origin}: {'; '.join(problems)}")
     return plans
 
 
 def plan(job: FioJob, device_bytes: int, origin: str) -> JobPlan:
-    """One job's plan_all."""
+    """One job's plan_all (its first copy)."""
     return plan_all([job], device_bytes, origin)[0]
 
 
-def _plan(job: FioJob, o: _Options) -> JobPlan:
+def _plan(job: FioJob, o: _Options, number: int) -> JobPlan:
     # `or`: fio's default for an option not given (None); no valid value is 0 unless 0 is
     # also the default.
-    op = _operation(o)
-    bs = _block_size(o, op)
+    op, offset_delta = _operation(o)
+    sizes = _block_sizes(o, op)
+    bs = min(s.bs for s in sizes) if sizes else _block_size(o, op)
     offset = _offset(o, bs)
     room = (o.device_bytes - offset) // bs * bs
-    size = o.size("size", bs, o.device_bytes - offset)
+    size = None if o.flag("fill_device") else o.size("size", bs, o.device_bytes - offset)
     # fio goes on with a sequential job while its next block starts inside the span; a
     # random one picks among the span's whole blocks
     span = room if size is None else min(room, _blocks(size, bs, up=not op.is_random))
     runtime = o.seconds("runtime", "s", RESOLUTION_S, MAX_RUNTIME_S)
     io_limit = o.size("io_size", bs, UNLIMITED_BYTES)
-    if o.flag("time_based"):
-        if runtime is None:
-            raise ValueProblem("time_based needs a runtime")
-        io_limit = UNLIMITED_BYTES
+    time_based = o.flag("time_based")
+    if time_based and runtime is None:
+        raise ValueProblem("time_based needs a runtime")
     engine = (o.given("ioengine") or ("", DEFAULT_ENGINE))[1]
     iodepth = o.integer("iodepth", 1, MAX_IODEPTH) or 1
+    rate_bytes, rate_iops = _rates(o, op)
+    writes_verified = op.writes and _verifies(o)
     step = Step(label=job.name, rw=op, bs=bs, iodepth=1 if engine in SYNC_ENGINES else iodepth,
                 rwmixread=_read_share(o) if op.is_mixed else None, offset=offset, size=span,
-                runtime=runtime,
-                io_size=None if io_limit is None else min(_blocks(io_limit, bs, up=True),
-                                                          UNLIMITED_BYTES))
-    think_s = o.seconds("thinktime", "us", 0.0, MAX_THINKTIME_S) or 0.0
-    think_blocks = o.integer("thinktime_blocks", 1, MAX_THINKTIME_BLOCKS) or 1
+                runtime=runtime, time_based=time_based,
+                io_size=None if io_limit is None or time_based
+                else min(_blocks(io_limit, bs, up=True), UNLIMITED_BYTES),
+                bssplit=sizes, blockalign=_alignment(o, op), offset_delta=offset_delta,
+                distribution=_distribution(o, op, span), randommap=not o.flag("norandommap"),
+                rate_iops=rate_iops, rate_bytes=rate_bytes,
+                thinktime=o.seconds("thinktime", "us", 0.0, MAX_THINKTIME_S) or 0.0,
+                thinktime_blocks=o.integer("thinktime_blocks", 1, MAX_THINKTIME_BLOCKS) or 1,
+                ramp=o.seconds("ramp_time", "s", 0.0, MAX_RUNTIME_S) or 0.0,
+                flow=_flow(o), verify=writes_verified)
+    logs = _logs(job, o, number, engine)
+    if logs is not None:
+        step = step.model_copy(update={"log_ios": True})
     whole = size is None and runtime is None and io_limit is None
-    ramp_s = o.seconds("ramp_time", "s", 0.0, MAX_RUNTIME_S) or 0.0
-    return JobPlan(step, think_s, think_blocks * bs, ramp_s, whole, engine,
-                   _report(job, o, engine, iodepth))
+    return JobPlan(job, step, whole, engine, _report(job, o, engine, iodepth),
+                   stonewall=o.flag("stonewall"), new_group=o.flag("new_group"),
+                   group_reporting=o.flag("group_reporting"), logs=logs)
 
 
-def _operation(o: _Options) -> Op:
+def _operation(o: _Options) -> tuple[Op, int]:
+    """rw= and its suffix: the operation, and the bytes added to each next sequential offset."""
     name, text = o.given("rw") or ("rw", "read")
-    rw, colon, suffix = text.partition(":")
-    try:
-        op = Op("rw" if rw == "readwrite" else rw)
-    except ValueError:
-        raise ValueProblem(f"{name}={text}: not one of {', '.join(op.value for op in Op)} (random "
-                           "trims and trim-then-write are not simulated yet)") from None
-    if colon and op.is_random and suffix.strip() != "1":
-        raise ValueProblem(f"{name}={text}: a new random offset only every {suffix} I/Os (with "
+    rw, seq_add, every = o.parsed(name, text, lambda t: patterns.rw_suffix(t, o.kb_base, o.device_bytes))
+    if rw not in set(Op):
+        raise ValueProblem(f"{name}={text}: {rw} is not simulated yet (the simulator runs "
+                           f"{', '.join(Op)})")
+    op = Op(rw)
+    if op.is_random and every != 1:
+        raise ValueProblem(f"{name}={text}: a new random offset only every {every} I/Os (with "
                            "sequential ones between) is not simulated yet")
-    if colon and not op.is_random and not _is_zero_size(o, suffix):
-        raise ValueProblem(f"{name}={text}: fio's suffix moves every next offset by {suffix} "
-                           "(holes, or backwards), which is not simulated yet")
-    return op
+    return op, seq_add
 
 
-def _is_zero_size(o: _Options, text: str) -> bool:
-    try:
-        return o.bytes(text) == 0
-    except ValueProblem:
-        return False
+def _used(op: Op) -> tuple[str, ...]:
+    """The directions a job of `op` issues."""
+    if op is Op.TRIMWRITE:
+        return ("write", "trim")
+    if op.is_mixed:
+        return ("read", "write")
+    return ("trim",) if op.trims else ("write",) if op.writes else ("read",)
+
+
+def _one_for_all(o: _Options, name: str, op: Op, per_direction: dict[str, Any]) -> Any:
+    """The value of a per-direction option for the directions `op` uses: the simulator
+    takes one for all of them."""
+    values = [per_direction[d] for d in _used(op)]
+    if any(v != values[0] for v in values):
+        spelled, text = o.given(name) or (name, "")
+        raise ValueProblem(f"{spelled}={text}: different values for reads, writes and trims in one job "
+                           "are not simulated yet")
+    return values[0]
+
+
+def _block_sizes(o: _Options, op: Op) -> tuple[SplitSize, ...]:
+    """bssplit=, as fio draws it (patterns.bssplit): the sizes of the directions `op` uses."""
+    given = o.given("bssplit")
+    if given is None:
+        return ()
+    split = _one_for_all(o, "bssplit", op, o.parsed(*given, lambda t: patterns.bssplit(
+        t, o.kb_base, o.device_bytes)))
+    return tuple(SplitSize(bs=bs, pct=pct) for bs, pct in split)
+
+
+def _alignment(o: _Options, op: Op) -> int | None:
+    given = o.given("ba")
+    if given is None:
+        return None
+    return _one_for_all(o, "ba", op, o.parsed(*given, lambda t: patterns.blockalign(
+        t, o.kb_base, o.device_bytes)))
+
+
+def _distribution(o: _Options, op: Op, span: int) -> Any:
+    given = o.given("random_distribution")
+    if given is None:
+        return Uniform()
+    d = o.parsed(*given, lambda t: patterns.random_distribution(t, o.kb_base, span))
+    if d["kind"] != "uniform" and not op.is_random:
+        return Uniform()   # fio draws sequential offsets whatever the distribution says
+    if d.get("center") is not None:
+        raise ValueProblem(f"{given[0]}={given[1]}: a center for the distribution is not simulated yet")
+    if d["kind"] in ("zoned", "zoned_abs"):
+        zones = tuple(Zone(access_pct=a, extent=e) for a, e in d["zones"])
+        return (Zoned if d["kind"] == "zoned" else ZonedAbs)(zones=zones)
+    return {"uniform": Uniform, "zipf": Zipf, "pareto": Pareto, "normal": Normal}[d["kind"]](
+        **{k: v for k, v in d.items() if k not in ("kind", "center")})
+
+
+def _rates(o: _Options, op: Op) -> tuple[int | None, int | None]:
+    """(rate in bytes/s, rate_iops) of the job, one for all its directions."""
+    found = []
+    for name, parse in (("rate", lambda t: patterns.rate(t, o.kb_base, o.device_bytes)),
+                        ("rate_iops", lambda t: patterns.rate_iops(t, o.kb_base))):
+        given = o.given(name)
+        found.append(None if given is None else _one_for_all(o, name, op, o.parsed(*given, parse)))
+    if all(found):
+        raise ValueProblem("rate and rate_iops together are not simulated yet: give one")
+    return found[0], found[1]
+
+
+def _verifies(o: _Options) -> bool:
+    """verify= other than none (and do_verify not off): fio reads back what the job writes."""
+    given = o.given("verify")
+    return given is not None and given[1].lower() not in ("0", "none") and o.flag("do_verify", True)
+
+
+def _flow(o: _Options) -> Flow | None:
+    given = o.given("flow")
+    if given is None:
+        return None
+    weight = o.parsed(*given, patterns.flow)
+    flow_id = o.given("flow_id")
+    return Flow(id=o.parsed(*flow_id, patterns.flow_id) if flow_id else 0, weight=weight) if weight else None
+
+
+def _logs(job: FioJob, o: _Options, number: int, engine: str) -> FioLogOptions | None:
+    """The logs fio writes for the job (write_lat_log, write_bw_log, write_iops_log)."""
+    names = {option: (s.value or "") if (s := job.settings.get(option)) else None
+             for option in ("write_lat_log", "write_bw_log", "write_iops_log")}
+    if all(v is None for v in names.values()):
+        return None
+    return FioLogOptions(
+        job_name=_job_name(job), job_number=number,
+        lat_log=names["write_lat_log"], bw_log=names["write_bw_log"], iops_log=names["write_iops_log"],
+        log_avg_msec=o.integer("log_avg_msec", 0, MAX_LOG_AVG_MS) or 0,
+        log_max_value=o.flag("log_max_value"), log_offset=o.flag("log_offset"),
+        per_job_logs=o.flag("per_job_logs", True), log_prio=o.flag("log_prio"),
+        slat_measured=engine not in SYNC_ENGINES,
+        bw_avg_msec=o.integer("bwavgtime", 1, MAX_LOG_AVG_MS),
+        iops_avg_msec=o.integer("iopsavgtime", 1, MAX_LOG_AVG_MS))
 
 
 def _block_size(o: _Options, op: Op) -> int:
@@ -247,11 +358,8 @@ def _block_size(o: _Options, op: Op) -> int:
         raise ValueProblem(f"{name}={text}: different read and write block sizes in one job are "
                            "not simulated yet")
     bs = values.pop()
-    if not SECTOR <= bs <= MAX_BS:
-        raise ValueProblem(f"{name}={text}: must be from {format_bytes(SECTOR)} to {format_bytes(MAX_BS)}")
-    if bs % SECTOR:
-        raise ValueProblem(f"{name}={text}: must be a multiple of {SECTOR} bytes, the simulated "
-                           "drive's sector")
+    if problem := patterns.block_size_problem(bs):
+        raise ValueProblem(f"{name}={text}: {problem}")
     return bs
 
 
@@ -281,13 +389,19 @@ def _read_share(o: _Options) -> int:
     return 50 if write is None else 100 - write
 
 
+def _job_name(job: FioJob) -> str:
+    """fio's name of a job: its own name=, else its section's (a [global] name= is not a job's)."""
+    own = job.own.get("name")
+    return own.value if own is not None and own.value else job.name
+
+
 def _report(job: FioJob, o: _Options, engine: str, iodepth: int) -> Report:
     name, on_error = o.given("continue_on_error") or ("continue_on_error", "none")
     if on_error.lower() not in CONTINUE_ON_ERROR:
         raise ValueProblem(f"{name}={on_error}: not one of {', '.join(CONTINUE_ON_ERROR)}")
     description = o.given("description")
     return Report(
-        jobname=(o.given("name") or ("", job.name))[1], description=description and description[1],
+        jobname=_job_name(job), description=description and description[1],
         percentiles=_percentiles(o), clat_percentiles=o.flag("clat_percentiles", True),
         lat_percentiles=o.flag("lat_percentiles"), slat_percentiles=o.flag("slat_percentiles"),
         continue_on_error=CONTINUE_ON_ERROR[on_error.lower()], disk_util=o.flag("disk_util", True),
@@ -326,13 +440,61 @@ def queue_note(p: JobPlan) -> str | None:
             "io_uring keep that many I/Os in flight)")
 
 
-def run_job(backend: SimBackend, p: JobPlan) -> JobRun:
-    stream = _Stream(backend, p)
-    ramp = stream.run(p.ramp_s) if p.ramp_s else []
-    pieces = stream.run(p.step.runtime)
-    unwritten = sum(int((r.device or {}).get("unwritten_read_bytes", 0)) for r in pieces)
-    return JobRun(merge(pieces), tuple(r.ios for r in pieces), _series(pieces),
-                  merge(ramp) if ramp else None, unwritten)
+def batches(plans: list[JobPlan]) -> list[list[JobPlan]]:
+    """The runs of jobs at once: a job with stonewall starts a new one, as fio waits there."""
+    out: list[list[JobPlan]] = []
+    for p in plans:
+        if p.stonewall or not out:
+            out.append([])
+        out[-1].append(p)
+    return out
+
+
+def run_batch(backend: SimBackend, plans: list[JobPlan], index: int) -> list[JobRun]:
+    """`plans` at once on the drive, as one Step; each job's own figures."""
+    first, *others = (p.step for p in plans)
+    step = Step.model_validate(first.model_dump() | {"concurrent": [o.model_dump() for o in others]})
+    outcome = backend.run_step(step)
+    total = outcome.result
+    figures = outcome.jobs or (JobFigures(first.label, total, NO_LOG, False),)
+    device = dict(total.device or {})
+    read_bytes = sum(f.result.read.bytes for f in figures if f.result.read)
+    unwritten = int(device.get("unwritten_read_bytes", 0))
+    runs = []
+    for p, f in zip(plans, figures, strict=True):
+        r = f.result
+        share = r.read.bytes / read_bytes if r.read and read_bytes else 0.0
+        runs.append(JobRun(r, _pieces(p.step, r), _series(r), index, total.busy_s + total.idle_s,
+                           device, f.io_log, round(unwritten * share)))
+    return runs
+
+
+NO_LOG = np.empty((0, 5), dtype=np.uint64)
+
+
+def _pieces(step: Step, r: StepResult) -> tuple[int, ...]:
+    """I/Os of each stretch of the job that began with an empty queue: each think period's
+    (fio drains the queue before it thinks), the writes and the verify's reads."""
+    if step.thinktime:
+        whole, rest = divmod(r.ios, step.thinktime_blocks)
+        return (step.thinktime_blocks,) * whole + ((rest,) if rest else ())
+    if step.verify and r.read and r.write:
+        return (r.write.ios, r.read.ios)
+    return (r.ios,)
+
+
+def write_logs(plans: list[JobPlan], runs: list[JobRun]) -> list[str]:
+    """The log files the jobs ask for, written as fio writes them; notes on logs cut short."""
+    notes = []
+    for p, run in zip(plans, runs, strict=True):
+        if p.logs is None:
+            continue
+        end_ns = round(p.step.runtime * 1e9) if p.step.time_based and p.step.runtime else None
+        write_fio_logs(p.logs, run.io_log, end_ns=end_ns)
+        if len(run.io_log) == MAX_LOGGED_IOS and run.result.ios > MAX_LOGGED_IOS:
+            notes.append(f"job [{p.step.label}]: its logs hold its first {MAX_LOGGED_IOS:,} I/Os of "
+                         f"{run.result.ios:,}, the most the simulator keeps per job")
+    return notes
 
 
 def unwritten_note(name: str, run: JobRun) -> str | None:
@@ -362,55 +524,12 @@ def prefill_steps(plans: list[JobPlan]) -> list[Step]:
             for start, end in merged]
 
 
-class _Stream:
-    """The job's I/O as the drive receives it, in pieces that continue one another: a
-    sequential job's next offset, the bytes left of its limit and of its think period."""
-
-    def __init__(self, backend: SimBackend, p: JobPlan):
-        self.backend = backend
-        self.p = p
-        self.done_bytes = 0
-        self.since_think = 0
-
-    def run(self, seconds: float | None) -> list[StepResult]:
-        """Pieces until the job's bytes are done or `seconds` of its time have passed."""
-        step, think_s, pieces, elapsed = self.p.step, self.p.think_s, [], 0.0
-        while self.done_bytes < step.bytes_limit and (seconds is None or seconds - elapsed >= RESOLUTION_S):
-            if len(pieces) == MAX_THINK_PIECES:
-                raise SsdlabError(f"job [{step.label}]: thinktime runs a simulated step every "
-                                  f"thinktime_blocks blocks, and {MAX_THINK_PIECES} steps did not "
-                                  "finish the job: raise thinktime_blocks, or lower size, io_size "
-                                  "or runtime")
-            into_span = 0 if step.rw.is_random else self.done_bytes % step.size
-            left = step.bytes_limit - self.done_bytes
-            to_think = self.p.think_bytes - self.since_think if think_s else left
-            # a piece wraps to its own offset: one that starts inside the span ends at the
-            # span's end, and the next starts over at the span's start, as fio's job does
-            io_size = min(left, to_think, step.size - into_span if into_span else left)
-            pause = think_s if io_size == to_think else 0.0
-            piece = step.model_copy(update=dict(
-                offset=step.offset + into_span, size=step.size - into_span, io_size=io_size,
-                runtime=None if seconds is None else seconds - elapsed, idle_after=pause))
-            result = self.backend.run_step(Step.model_validate(piece.model_dump())).result
-            pieces.append(result)
-            moved = sum(d.bytes for d in result.directions.values())
-            self.done_bytes += moved
-            self.since_think = 0 if pause else self.since_think + moved
-            elapsed += result.busy_s + result.idle_s
-            if moved == 0:
-                break
-        return pieces
-
-
-def _series(pieces: list[StepResult]) -> tuple[tuple[float, float, float], ...]:
-    """The pieces' per-second series as intervals of the job's time: (start, end, I/Os)."""
-    out, start = [], 0.0
-    for r in pieces:
-        begin = 0.0
-        for point in r.per_second:
-            out.append((start + begin, start + point.t_s, point.iops * (point.t_s - begin)))
-            begin = point.t_s
-        start += r.busy_s + r.idle_s
+def _series(r: StepResult) -> tuple[tuple[float, float, float], ...]:
+    """The job's per-second series as intervals of its time: (start, end, I/Os)."""
+    out, begin = [], 0.0
+    for point in r.per_second:
+        out.append((begin, point.t_s, point.iops * (point.t_s - begin)))
+        begin = point.t_s
     return tuple(out)
 
 

@@ -49,7 +49,9 @@ def readable_rows(conn: sqlite3.Connection, table: str, columns: Sequence[str],
     while (failed_at := (yield from reader.rows(start, LAST_ROWID))) is not None:
         resume = reader.next_readable(failed_at)
         if resume is None:
-            reader.lost(failed_at, LAST_ROWID)
+            # nothing further reads: only the row sqlite3 may have stepped past, looked up alone
+            alone = yield from reader.rows(failed_at, failed_at)
+            reader.lost(failed_at if alone is not None else failed_at + 1, LAST_ROWID)
             return
         yield from reader.bisect(failed_at, resume - 1)
         start = resume

@@ -184,6 +184,7 @@ impl Controller {
     }
 
     /// Read `units` units from `lba`; returns the completion time.
+    #[inline]
     pub fn read(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
         self.flash.activity.host_reads += 1;
         self.flash.activity.host_read_bytes += bytes;

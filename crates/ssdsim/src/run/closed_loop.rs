@@ -15,12 +15,14 @@
 //! time is bounded: work that would end past [`bounds::MAX_STEP_S`] of drive time stops
 //! the loop ([`Stop::TooLong`]); so does a drive that overheats ([`Stop::Overheated`]).
 
-use super::commands::{lba_of, Command, Commands, Dir};
+use super::commands::{lba_of, Command, Commands, Dir, Generator};
 use super::recorder::Recorder;
 use crate::bounds;
 use crate::controller::Controller;
 use crate::geometry::UNIT;
 use crate::power::{Power, StepTime};
+use crate::rng::Rng;
+use crate::step::JobResult;
 use crate::step::Step;
 use crate::thermal::{Heat, Overheated};
 use crate::time::{ns_from_s, NS_PER_S};
@@ -48,46 +50,153 @@ pub(super) enum Stop {
     Overheated(Overheated),
 }
 
-/// Run the commands of `step` from `t0` on `dev`, recording them in `rec`.
-pub(super) fn run(
+/// One fio job of a step, as the loop runs it.
+pub(super) struct Job<'s> {
+    step: &'s Step,
+    commands: Commands,
+    /// Its own figures, when the step reports each job's.
+    rec: Option<Recorder>,
+    /// Bytes it may issue in all, and has issued.
+    limit: u64,
+    issued: u64,
+    /// Bytes it may have issued by the end of the current burst.
+    target: u64,
+    /// Its figures start here (after its ramp); it issues nothing at or after `deadline`.
+    ramp_end: u64,
+    deadline: u64,
+    /// Its next command waits for this (rate, think time, the writes a verify follows).
+    next_issue: u64,
+    /// It waits between its commands (a rate), or after some of them (think time).
+    paced: bool,
+    thinks: bool,
+    /// Commands since it last thought.
+    since_think: u64,
+    /// When its last command so far completes.
+    all_done: u64,
+    /// Commands issued, for its flow's share; its flow group's index.
+    flow_count: u64,
+    flow_group: Option<usize>,
+    /// It reads back what it wrote now (fio's verify phase).
+    verifying: bool,
+    /// It issues no more.
+    stopped: bool,
+}
+
+impl<'s> Job<'s> {
+    /// Job `step` of a step starting at `t0`, its commands from `rng`.
+    pub(super) fn new(step: &'s Step, t0: u64, rng: &mut Rng, reports: bool) -> Job<'s> {
+        let ramp_end = t0 + ns_from_s(step.ramp);
+        let deadline = match step.runtime {
+            Some(r) => ramp_end.saturating_add(ns_from_s(r)),
+            None => u64::MAX,
+        };
+        Job {
+            step,
+            commands: Commands::new(Generator::new(step, rng), rng),
+            rec: reports.then(|| Recorder::new(step, ramp_end)),
+            limit: step.bytes_limit(),
+            issued: 0,
+            target: 0,
+            ramp_end,
+            deadline,
+            next_issue: t0,
+            paced: step.rate_iops.is_some() || step.rate_bytes.is_some(),
+            thinks: step.thinktime > 0.0,
+            since_think: 0,
+            all_done: t0,
+            flow_count: 0,
+            flow_group: None,
+            verifying: false,
+            stopped: false,
+        }
+    }
+
+    /// Its figures, as fio reports a job.
+    pub(super) fn result(self) -> Option<JobResult> {
+        let end = self.all_done.max(self.ramp_end);
+        self.rec.map(|rec| rec.job_result(end))
+    }
+}
+
+/// Jobs of one flow id: their weights (of jobs still issuing) and commands.
+struct FlowGroup {
+    id: u32,
+    weight: u64,
+    count: u64,
+}
+
+/// Run the commands of `step`'s jobs from `t0` on `dev`, recording them in `rec` (the
+/// step's figures) and in each job's own.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run<'s>(
     dev: &mut Controller,
     power: &mut Power,
     heat: Option<&mut Heat>,
+    rng: &mut Rng,
     step: &Step,
-    commands: Commands<'_>,
+    jobs: Vec<Job<'s>>,
     rec: &mut Recorder,
     t0: u64,
-) -> Result<Timing, Stop> {
+) -> Result<(Timing, Vec<Job<'s>>), Stop> {
+    let mut groups: Vec<FlowGroup> = Vec::new();
+    let mut jobs = jobs;
+    for job in &mut jobs {
+        if let Some(flow) = job.step.flow {
+            let g = match groups.iter().position(|g| g.id == flow.id) {
+                Some(g) => g,
+                None => {
+                    groups.push(FlowGroup {
+                        id: flow.id,
+                        weight: 0,
+                        count: 0,
+                    });
+                    groups.len() - 1
+                }
+            };
+            groups[g].weight += u64::from(flow.weight);
+            job.flow_group = Some(g);
+        }
+    }
+    let slots: usize = jobs.iter().map(|j| j.step.iodepth as usize).sum();
     let mut lp = ClosedLoop {
         dev,
         power,
         heat,
-        commands,
+        rng,
+        jobs,
+        groups,
+        parked: Vec::new(),
         rec,
-        bs: step.bs,
-        iodepth: step.iodepth as usize,
-        // Like fio's rate_iops, the time waited between commands counts in the step's
-        // busy time, so IOPS = commands / runtime comes out at the rate.
-        period_ns: step.rate_iops.map(|r| NS_PER_S as u64 / r),
         step_end: t0 + ns_from_s(bounds::MAX_STEP_S),
-        slots: BinaryHeap::with_capacity(step.iodepth as usize + 1),
+        events: Events::new(t0, slots),
         all_done: t0,
     };
-    let burst_bytes = step.burst_bytes.unwrap_or(step.bytes_limit());
-    let runtime_ns = step.runtime.map(ns_from_s).unwrap_or(u64::MAX);
+    // Bursts are a single job's (checked by Step::validate); its runtime is the busy
+    // time of all of them.
+    let bursts = step.bursts_count();
+    let burst_bytes = step.burst_bytes;
+    let runtime_ns = match (bursts, step.runtime) {
+        (1, _) | (_, None) => u64::MAX,
+        (_, Some(r)) => ns_from_s(r),
+    };
     let mut busy_ns = 0u64;
     let mut idle_ns = 0u64;
-    let mut bursts = 0;
+    let mut ran = 0;
     let mut t = t0;
-    for _ in 0..step.bursts_count() {
+    for _ in 0..bursts {
         if busy_ns >= runtime_ns {
             break;
         }
-        let deadline = t.saturating_add(runtime_ns - busy_ns);
-        let burst = lp.burst(t, burst_bytes, deadline)?;
+        if bursts > 1 {
+            let job = &mut lp.jobs[0];
+            if let Some(r) = step.runtime {
+                job.deadline = t.saturating_add(ns_from_s(r).saturating_sub(busy_ns));
+            }
+        }
+        let burst = lp.burst(t, burst_bytes)?;
         let busy = burst.end - t;
         busy_ns += busy;
-        bursts += 1;
+        ran += 1;
         let idle = idle_after_burst(busy, step.duty_cycle);
         if burst.end + idle > lp.step_end {
             return Err(Stop::TooLong);
@@ -97,7 +206,7 @@ pub(super) fn run(
         }
         idle_ns += idle;
         t = burst.end + idle;
-        if burst.issued < burst_bytes {
+        if burst_bytes.is_some_and(|b| burst.issued < b) {
             break; // time limit reached
         }
     }
@@ -107,13 +216,14 @@ pub(super) fn run(
         idle_ns += after;
         t += after;
     }
-    Ok(Timing {
+    let timing = Timing {
         busy_ns,
         idle_ns,
-        bursts,
+        bursts: ran,
         all_done: lp.all_done,
         end: t,
-    })
+    };
+    Ok((timing, lp.jobs))
 }
 
 /// The idle after a burst that was busy `busy` ns, so that busy / (busy + idle) is
@@ -133,67 +243,312 @@ struct Burst {
     issued: u64,
 }
 
+/// The free slots of the jobs' queues, earliest first: each a time and a job packed in
+/// one word (the time since the step's start above [`JOB_BITS`] bits of job), so that the
+/// heap compares one integer per step of a sift, as it did with one job.
+struct Events {
+    heap: BinaryHeap<Reverse<u64>>,
+    t0: u64,
+}
+
+/// Bits of an event that hold its job: more than [`bounds::MAX_JOBS`] jobs.
+const JOB_BITS: u32 = 11;
+/// The latest event time an event holds, ns after the step's start (104 days, far past
+/// [`bounds::MAX_STEP_S`]: a later one is as late, and the step stops as too long).
+const LATEST: u64 = (1 << (64 - JOB_BITS)) - 1;
+const _: () = assert!(
+    bounds::MAX_JOBS < 1 << JOB_BITS && (bounds::MAX_STEP_S as u64) * 1_000_000_000 < LATEST
+);
+
+impl Events {
+    fn new(t0: u64, slots: usize) -> Events {
+        Events {
+            heap: BinaryHeap::with_capacity(slots + 1),
+            t0,
+        }
+    }
+
+    #[inline]
+    fn key(&self, t: u64, j: usize) -> Reverse<u64> {
+        Reverse(((t - self.t0).min(LATEST) << JOB_BITS) | j as u64)
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<(u64, usize)> {
+        self.heap.peek().map(|&Reverse(k)| {
+            (
+                self.t0 + (k >> JOB_BITS),
+                (k & ((1 << JOB_BITS) - 1)) as usize,
+            )
+        })
+    }
+
+    fn push(&mut self, t: u64, j: usize) {
+        let key = self.key(t, j);
+        self.heap.push(key);
+    }
+
+    /// The earliest slot is free again at `t` (one sift, not a pop and a push).
+    #[inline]
+    fn set_top(&mut self, t: u64, j: usize) {
+        let key = self.key(t, j);
+        *self.heap.peek_mut().expect("a slot to set") = key;
+    }
+
+    fn pop(&mut self) {
+        self.heap.pop();
+    }
+
+    fn clear(&mut self) {
+        self.heap.clear();
+    }
+}
+
+/// What a job does with a free slot of its queue.
+enum Turn {
+    /// Issue its next command now.
+    Issue,
+    /// Not before this time.
+    Wait(u64),
+    /// Wait until another job of its flow issues.
+    Park,
+    /// Nothing more: the slot closes.
+    Close,
+}
+
 /// The state of the loop across the bursts of a step.
-struct ClosedLoop<'a> {
+struct ClosedLoop<'a, 's> {
     dev: &'a mut Controller,
     power: &'a mut Power,
     heat: Option<&'a mut Heat>,
-    commands: Commands<'a>,
+    rng: &'a mut Rng,
+    jobs: Vec<Job<'s>>,
+    groups: Vec<FlowGroup>,
+    /// Jobs waiting for their flow's share, a slot each.
+    parked: Vec<usize>,
+    /// The step's figures.
     rec: &'a mut Recorder,
-    bs: u64,
-    iodepth: usize,
-    /// Time between issues of a rate-limited step.
-    period_ns: Option<u64>,
     /// No work of the step may end after this ([`bounds::MAX_STEP_S`] from its start).
     step_end: u64,
-    /// When each of the `iodepth` slots is free, earliest first.
-    slots: BinaryHeap<Reverse<u64>>,
+    /// When each slot of each job's queue is free, earliest first.
+    events: Events,
     /// When every command issued so far has completed.
     all_done: u64,
 }
 
-impl ClosedLoop<'_> {
-    /// One burst from `start`: commands until `limit` bytes are issued or the next
-    /// would be issued at or after `deadline`.
-    fn burst(&mut self, start: u64, limit: u64, deadline: u64) -> Result<Burst, Stop> {
-        self.slots.clear();
-        for _ in 0..self.iodepth {
-            self.slots.push(Reverse(start));
-        }
-        let mut issued = 0u64;
-        let mut end = start;
-        let mut next_issue = start;
-        while issued < limit {
-            let Reverse(slot) = *self.slots.peek().expect("iodepth >= 1");
-            // A rate-limited step issues no earlier than its next slot in time.
-            let ti = slot.max(next_issue);
-            if ti >= deadline {
-                break;
+impl ClosedLoop<'_, '_> {
+    /// One burst from `start`: each job's commands until it has issued `burst_bytes`
+    /// more (without bursts: its byte limit), reaches its deadline or stops.
+    fn burst(&mut self, start: u64, burst_bytes: Option<u64>) -> Result<Burst, Stop> {
+        self.events.clear();
+        let mut issued_before = 0;
+        for (j, job) in self.jobs.iter_mut().enumerate() {
+            job.target = match burst_bytes {
+                Some(b) => (job.issued + b).min(job.limit),
+                None => job.limit,
+            };
+            issued_before += job.issued;
+            job.next_issue = job.next_issue.max(start);
+            for _ in 0..job.step.iodepth {
+                self.events.push(start, j);
             }
-            if ti >= self.step_end {
+        }
+        self.all_done = self.all_done.max(start);
+        let mut end = start;
+        loop {
+            let Some((t, j)) = self.events.peek() else {
+                if self.parked.is_empty() {
+                    break;
+                }
+                // Cannot happen (the job furthest behind its share is never parked), but a
+                // parked slot must never be lost.
+                self.unpark(None, self.all_done);
+                continue;
+            };
+            match self.turn(t, j) {
+                Turn::Close => {
+                    self.events.pop();
+                    continue;
+                }
+                Turn::Wait(at) => {
+                    self.events.set_top(at, j);
+                    continue;
+                }
+                Turn::Park => {
+                    self.events.pop();
+                    self.parked.push(j);
+                    continue;
+                }
+                Turn::Issue => {}
+            }
+            if t >= self.step_end {
                 return Err(Stop::TooLong);
             }
-            if let Some(period) = self.period_ns {
-                next_issue = ti + period;
-                if ti > self.all_done {
-                    // Nothing outstanding: the drive's own time.
-                    self.idle(self.all_done, ti, StepTime::Busy)?;
+            if self.jobs[j].paced {
+                self.pace(j, t);
+            }
+            if t > self.all_done {
+                // Nothing outstanding: the drive's own time, within the step's.
+                self.idle(self.all_done, t, StepTime::Busy)?;
+            }
+            let ti = self.fetched_at(t)?;
+            if ti >= self.jobs[j].deadline {
+                self.held_past_deadline(ti, j);
+                continue;
+            }
+            let job = &mut self.jobs[j];
+            let command = job.commands.next(self.dev, self.rng);
+            let done = issue(self.dev, command, self.power.command_at(ti));
+            job.issued += command.bs;
+            job.all_done = job.all_done.max(done);
+            self.all_done = self.all_done.max(done);
+            end = end.max(done);
+            if ti >= job.ramp_end {
+                self.rec.record(command, ti, done, self.all_done);
+                if let Some(rec) = &mut job.rec {
+                    rec.record(command, ti, done, job.all_done);
                 }
             }
-            let ti = self.fetched_at(ti)?;
-            if ti >= deadline {
-                break; // held back by throttling past the step's time
+            self.events.set_top(done, j);
+            if job.thinks || job.flow_group.is_some() {
+                self.after_issue(j, ti);
             }
-            let command = self.commands.next(self.dev);
-            let done = issue(self.dev, command, self.bs, self.power.command_at(ti));
-            issued += self.bs;
-            // The slot now frees when this command completes (one sift, not a pop and a push).
-            *self.slots.peek_mut().expect("iodepth >= 1") = Reverse(done);
-            end = end.max(done);
-            self.all_done = self.all_done.max(done);
-            self.rec.record(command.dir, ti, done, self.all_done);
         }
+        let issued = self.jobs.iter().map(|j| j.issued).sum::<u64>() - issued_before;
         Ok(Burst { end, issued })
+    }
+
+    /// What job `j` does with its slot free at `t`.
+    #[inline]
+    fn turn(&mut self, t: u64, j: usize) -> Turn {
+        let job = &mut self.jobs[j];
+        if job.stopped {
+            return Turn::Close;
+        }
+        if job.next_issue > t {
+            return Turn::Wait(job.next_issue);
+        }
+        if job.issued >= job.limit || t >= job.deadline {
+            return self.writes_done(t, j);
+        }
+        if job.issued >= job.target {
+            return Turn::Close; // the end of a burst
+        }
+        if job.flow_group.is_some() && self.over_share(j) {
+            return Turn::Park;
+        }
+        Turn::Issue
+    }
+
+    /// Is job `j` of a flow ahead of its weight's share? fio's test: its share of the
+    /// flow's commands above its weight's share of the flow's weights.
+    #[inline(never)]
+    fn over_share(&self, j: usize) -> bool {
+        let job = &self.jobs[j];
+        let (Some(g), Some(flow)) = (job.flow_group, job.step.flow) else {
+            return false;
+        };
+        let group = &self.groups[g];
+        u128::from(job.flow_count) * u128::from(group.weight)
+            > u128::from(flow.weight) * u128::from(group.count)
+    }
+
+    /// A rate-limited job `j` issuing at `t`: its next command waits its turn.
+    #[inline(never)]
+    fn pace(&mut self, j: usize, t: u64) {
+        let job = &mut self.jobs[j];
+        let bs = job.commands.peek().bs;
+        // Like fio's rate, the time waited counts in the job's busy time, so IOPS =
+        // commands / runtime comes out at the rate.
+        job.next_issue = t + match (job.step.rate_iops, job.step.rate_bytes) {
+            (Some(iops), _) => NS_PER_S as u64 / iops,
+            (None, Some(bytes)) => (bs as u128 * NS_PER_S as u128 / bytes as u128) as u64,
+            (None, None) => 0,
+        };
+    }
+
+    /// Job `j`, fetched at `ti` past its deadline (held back by throttling): its writes are
+    /// done.
+    #[inline(never)]
+    fn held_past_deadline(&mut self, ti: u64, j: usize) {
+        match self.writes_done(ti, j) {
+            Turn::Wait(at) => self.events.set_top(at, j),
+            _ => self.events.pop(),
+        }
+    }
+
+    /// After job `j` issued a command at `ti`: its think time, and its flow's count (whose
+    /// parked jobs may go on).
+    #[inline(never)]
+    fn after_issue(&mut self, j: usize, ti: u64) {
+        let job = &mut self.jobs[j];
+        if job.thinks {
+            job.since_think += 1;
+            if job.since_think >= job.step.thinktime_blocks {
+                // fio waits for the job's commands in flight, then thinks.
+                job.since_think = 0;
+                job.next_issue = job.all_done + ns_from_s(job.step.thinktime);
+            }
+        }
+        if let Some(g) = job.flow_group {
+            job.flow_count += 1;
+            self.groups[g].count += 1;
+            self.unpark(Some(g), ti);
+        }
+    }
+
+    /// Job `j` has issued all it may, at `t`: it reads back what it wrote (fio's verify,
+    /// once its writes have completed), or stops.
+    #[inline(never)]
+    fn writes_done(&mut self, t: u64, j: usize) -> Turn {
+        let job = &mut self.jobs[j];
+        if !job.step.verify || job.verifying {
+            self.stop(j);
+            return Turn::Close;
+        }
+        job.verifying = true;
+        let written = job.issued.min(job.step.size / job.step.bs * job.step.bs);
+        job.commands = Commands::new(Generator::verify(job.step, self.rng), self.rng);
+        job.limit = job.issued + written;
+        job.target = job.limit;
+        job.deadline = u64::MAX;
+        job.next_issue = job.all_done.max(t);
+        Turn::Wait(job.next_issue)
+    }
+
+    /// Job `j` issues no more: its weight leaves its flow, whose parked jobs may go on.
+    #[inline(never)]
+    fn stop(&mut self, j: usize) {
+        let job = &mut self.jobs[j];
+        if job.stopped {
+            return;
+        }
+        job.stopped = true;
+        if let Some(g) = job.flow_group {
+            let weight = u64::from(
+                job.step
+                    .flow
+                    .expect("a job in a flow group has a flow")
+                    .weight,
+            );
+            self.groups[g].weight -= weight;
+            let at = job.all_done;
+            self.unpark(Some(g), at);
+        }
+    }
+
+    /// The parked slots of flow group `group` (all, with None) free again at `t`.
+    #[inline(never)]
+    fn unpark(&mut self, group: Option<usize>, t: u64) {
+        let jobs = &self.jobs;
+        let events = &mut self.events;
+        self.parked.retain(|&j| {
+            let free = group.is_none() || jobs[j].flow_group == group;
+            if free {
+                events.push(t, j);
+            }
+            !free
+        });
     }
 
     /// The host idles from `t0` to `t1`, in the step's `time`: the drive does its own work
@@ -239,10 +594,10 @@ pub(super) fn drive_energy(power: &Power, dev: &Controller, t: u64) -> f64 {
         .expect("a drive that heats has a power model (checked by its preset's validation)")
 }
 
-/// Issue `command` of `bs` bytes to the drive at `t`; returns its completion time.
-#[inline]
-fn issue(dev: &mut Controller, command: Command, bs: u64, t: u64) -> u64 {
-    let lba = lba_of(command);
+/// Issue `command` to the drive at `t`; returns its completion time.
+#[inline(always)]
+fn issue(dev: &mut Controller, command: Command, t: u64) -> u64 {
+    let (lba, bs) = (lba_of(command), command.bs);
     // The 4 KiB units the command touches, from the one it starts in.
     let units = (command.offset % UNIT + bs).div_ceil(UNIT);
     match command.dir {

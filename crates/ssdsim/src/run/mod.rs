@@ -21,7 +21,10 @@
 
 mod closed_loop;
 mod commands;
+#[cfg(test)]
+mod job_tests;
 mod recorder;
+mod spread;
 #[cfg(test)]
 mod tests;
 
@@ -31,11 +34,10 @@ use crate::controller::Controller;
 use crate::geometry::UNIT;
 use crate::power::{Platform, Power};
 use crate::rng::Rng;
-use crate::step::{Counters, Op, SimError, Step, StepResult};
+use crate::step::{Counters, SimError, Step, StepResult};
 use crate::thermal::{Heat, Overheated, ThermalLimits, ThermalLog};
 use crate::time::NS_PER_S;
-use closed_loop::Stop;
-use commands::Commands;
+use closed_loop::{Job, Stop};
 use recorder::Recorder;
 
 /// The most virtual time a drive may live (146 years): far below `u64::MAX` ns, so that
@@ -194,22 +196,30 @@ impl Drive {
             self.add_temperatures(&mut result);
             return Ok(result);
         }
-        if writes(step.rw) && step.bytes_limit() >= self.user_bytes() / PREFAULT_FROM_SHARE {
+        if step
+            .jobs()
+            .any(|j| j.rw.writes() && j.bytes_limit() >= self.user_bytes() / PREFAULT_FROM_SHARE)
+        {
             self.dev.prefault();
         }
-        let mut rec = Recorder::new(step, t0, before);
-        let commands = Commands::new(step, &mut self.rng);
+        let mut rec = Recorder::new(step, t0);
+        let reports = step.reports_jobs();
+        let jobs = step
+            .jobs()
+            .map(|j| Job::new(j, t0, &mut self.rng, reports))
+            .collect();
         let ran = closed_loop::run(
             &mut self.dev,
             &mut self.power,
             self.heat.as_mut(),
+            &mut self.rng,
             step,
-            commands,
+            jobs,
             &mut rec,
             t0,
         );
         match ran {
-            Ok(timing) => {
+            Ok((timing, jobs)) => {
                 self.now = timing.end;
                 self.heat_until(self.now).map_err(|o| self.overheated(o))?;
                 self.busy_ns += timing.busy_ns;
@@ -218,7 +228,9 @@ impl Drive {
                     timing.idle_ns,
                     self.dev.work() - work_before,
                 );
-                let mut result = rec.finish(&timing, &self.dev.snapshot(), energy);
+                let jobs = jobs.into_iter().filter_map(Job::result).collect();
+                let after = self.dev.snapshot();
+                let mut result = rec.finish(&timing, (&before, &after), energy, jobs);
                 self.add_temperatures(&mut result);
                 Ok(result)
             }
@@ -266,11 +278,6 @@ impl Drive {
 /// A platform out of bounds: refused as a preset field out of bounds is.
 fn platform_error(message: String) -> SimError {
     SimError::Config(crate::config::ConfigError(message))
-}
-
-/// Does a step of this operation write?
-fn writes(op: Op) -> bool {
-    !matches!(op, Op::Read | Op::RandRead | Op::Trim)
 }
 
 /// Run `steps` in order on a fresh drive built from `cfg`: the coarse entry point.

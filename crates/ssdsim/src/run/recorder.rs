@@ -10,10 +10,11 @@
 //! model gives it.
 
 use super::closed_loop::Timing;
-use super::commands::Dir;
+use super::commands::{Command, Dir};
 use crate::histogram::LatHist;
 use crate::step::{
-    Counters, DirectionResult, GibPoint, Latency, SecondPoint, Step, StepEnergy, StepResult,
+    Counters, DirectionResult, GibPoint, IoRecord, JobResult, Latency, SecondPoint, Step,
+    StepEnergy, StepResult,
 };
 use crate::time::NS_PER_S;
 
@@ -39,12 +40,8 @@ const SHORTEST_INTERVAL_S: f64 = 1e-9;
 /// The record of one step's I/O, as it runs.
 pub(super) struct Recorder {
     label: String,
-    /// Start of the step, ns of drive time.
+    /// Start of the figures, ns of drive time: the step's start (a job's, after its ramp).
     t0: u64,
-    /// Bytes of every command.
-    bs: u64,
-    /// The drive's counters when the step started.
-    before: Counters,
     /// Per direction ([`Dir`] as index): latencies and bytes.
     latency: [LatHist; 3],
     bytes: [u64; 3],
@@ -52,7 +49,13 @@ pub(super) struct Recorder {
     per_second: Vec<(u64, u64)>,
     /// For a step that asks for the per-segment series: the data written so far.
     written: Option<WriteMarks>,
+    /// For a job that logs its commands: each of them, in completion order of record.
+    log: Option<Vec<IoRecord>>,
 }
+
+/// The most commands a job's log keeps (32 bytes each): fio logs of more are rare
+/// and this bounds the memory of one job's log to about 160 MB.
+pub const MAX_LOGGED_IOS: usize = 5_000_000;
 
 /// Bytes written, and when every command had completed as each MiB of them was done.
 #[derive(Default)]
@@ -62,27 +65,29 @@ struct WriteMarks {
 }
 
 impl Recorder {
-    /// The record of `step`, starting at `t0` on a drive whose counters are `before`.
-    pub(super) fn new(step: &Step, t0: u64, before: Counters) -> Recorder {
+    /// The record of `step`, its figures starting at `t0`.
+    pub(super) fn new(step: &Step, t0: u64) -> Recorder {
         Recorder {
             label: step.label.clone(),
             t0,
-            bs: step.bs,
-            before,
             latency: Default::default(),
             bytes: [0; 3],
             per_second: Vec::new(),
             written: step.per_gib_series.then(WriteMarks::default),
+            log: step.log_ios.then(Vec::new),
         }
     }
 
-    /// A command in direction `dir`, issued at `issued`, completed at `done`;
-    /// `all_done` is when every command issued so far (this one too) has completed.
-    #[inline]
-    pub(super) fn record(&mut self, dir: Dir, issued: u64, done: u64, all_done: u64) {
-        let bs = self.bs;
+    /// `command`, issued at `issued`, completed at `done`; `all_done` is when every
+    /// command issued so far (this one too) has completed.
+    #[inline(always)]
+    pub(super) fn record(&mut self, command: Command, issued: u64, done: u64, all_done: u64) {
+        let (dir, bs) = (command.dir, command.bs);
         self.latency[dir as usize].record(done - issued);
         self.bytes[dir as usize] += bs;
+        if let Some(log) = &mut self.log {
+            log_command(log, command, issued - self.t0, done - self.t0);
+        }
         let s = ((done - self.t0) / NS_PER_S as u64) as usize;
         if s >= self.per_second.len() {
             self.per_second.resize(s + 1, (0, 0));
@@ -101,39 +106,34 @@ impl Recorder {
         }
     }
 
-    /// The step's result, the drive's counters being `after` at its end.
-    pub(super) fn finish(
-        self,
-        timing: &Timing,
-        after: &Counters,
-        energy: Option<StepEnergy>,
-    ) -> StepResult {
-        let busy_s = timing.busy_ns as f64 / NS_PER_S;
-        let direction = |dir: Dir| -> Option<DirectionResult> {
-            let h = &self.latency[dir as usize];
-            if h.count == 0 {
-                return None;
-            }
-            Some(DirectionResult {
-                ios: h.count,
-                bytes: self.bytes[dir as usize],
-                busy_s,
-                latency: Latency {
-                    count: h.count,
-                    mean_ns: h.mean_ns(),
-                    min_ns: h.min_ns,
-                    max_ns: h.max_ns,
-                    p50_ns: h.percentile(50.0),
-                    p99_ns: h.percentile(99.0),
-                    p99_9_ns: h.percentile(99.9),
-                    p99_99_ns: h.percentile(99.99),
-                    histogram: h.nonzero(),
-                },
-            })
-        };
-        let span_s = (timing.all_done - self.t0) as f64 / NS_PER_S;
-        let per_second = self
-            .per_second
+    /// The figures of one direction over `busy_s` seconds; None when it had no command.
+    fn direction(&self, dir: Dir, busy_s: f64) -> Option<DirectionResult> {
+        let h = &self.latency[dir as usize];
+        if h.count == 0 {
+            return None;
+        }
+        Some(DirectionResult {
+            ios: h.count,
+            bytes: self.bytes[dir as usize],
+            busy_s,
+            latency: Latency {
+                count: h.count,
+                mean_ns: h.mean_ns(),
+                min_ns: h.min_ns,
+                max_ns: h.max_ns,
+                p50_ns: h.percentile(50.0),
+                p99_ns: h.percentile(99.0),
+                p99_9_ns: h.percentile(99.9),
+                p99_99_ns: h.percentile(99.99),
+                histogram: h.nonzero(),
+            },
+        })
+    }
+
+    /// The per-second series, the last interval ending at `all_done`.
+    fn per_second(&self, all_done: u64) -> Vec<SecondPoint> {
+        let span_s = all_done.saturating_sub(self.t0) as f64 / NS_PER_S;
+        self.per_second
             .iter()
             .enumerate()
             .map(|(i, &(bytes, commands))| {
@@ -145,28 +145,73 @@ impl Recorder {
                     iops: commands as f64 / len,
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// The step's result, the drive's counters being `before` and `after` it, with the
+    /// figures of each of its `jobs` when it reports them.
+    pub(super) fn finish(
+        self,
+        timing: &Timing,
+        (before, after): (&Counters, &Counters),
+        energy: Option<StepEnergy>,
+        jobs: Vec<JobResult>,
+    ) -> StepResult {
+        let busy_s = timing.busy_ns as f64 / NS_PER_S;
         let per_gib = match &self.written {
             Some(w) => fill_curve(&w.marks, w.bytes, self.t0),
             None => vec![],
         };
         StepResult {
-            label: self.label,
             start_s: self.t0 as f64 / NS_PER_S,
             busy_s,
             idle_s: timing.idle_ns as f64 / NS_PER_S,
             bursts: timing.bursts.max(1),
-            read: direction(Dir::Read),
-            write: direction(Dir::Write),
-            trim: direction(Dir::Trim),
-            per_second,
+            read: self.direction(Dir::Read, busy_s),
+            write: self.direction(Dir::Write, busy_s),
+            trim: self.direction(Dir::Trim, busy_s),
+            per_second: self.per_second(timing.all_done),
             per_gib,
             temperature_c: vec![],
             thermal_transitions: vec![],
-            counters: delta(&self.before, after),
+            counters: delta(before, after),
             energy,
             notes: vec![],
+            jobs,
+            label: self.label,
         }
+    }
+
+    /// One job's figures, its last command having completed at `end` (its time from the
+    /// end of its ramp, think time included).
+    pub(super) fn job_result(self, end: u64) -> JobResult {
+        let busy_s = end.saturating_sub(self.t0) as f64 / NS_PER_S;
+        let log = self.log.as_ref();
+        JobResult {
+            read: self.direction(Dir::Read, busy_s),
+            write: self.direction(Dir::Write, busy_s),
+            trim: self.direction(Dir::Trim, busy_s),
+            per_second: self.per_second(end),
+            busy_s,
+            log_truncated: log.is_some_and(|l| l.len() == MAX_LOGGED_IOS),
+            io_log: self.log.unwrap_or_default(),
+            label: self.label,
+        }
+    }
+}
+
+/// `command`, issued and completed at these times since the job's figures started, into
+/// its log (out of line: most steps keep none, and the loop stays small).
+#[inline(never)]
+fn log_command(log: &mut Vec<IoRecord>, command: Command, issued: u64, done: u64) {
+    if log.len() < MAX_LOGGED_IOS {
+        log.push(IoRecord {
+            done_ns: done,
+            latency_ns: done - issued,
+            dir: command.dir as u8,
+            bs: command.bs,
+            offset: command.offset,
+        });
     }
 }
 
@@ -196,6 +241,7 @@ pub(super) fn purge_result(
         counters: delta(before, after),
         energy,
         notes: vec!["purge: every LBA unmapped, every used block erased".into()],
+        jobs: vec![],
     }
 }
 

@@ -4,6 +4,7 @@
 use super::*;
 use crate::config::tests::small;
 use crate::step::DirectionResult;
+use crate::step::Op;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1 << 20;
