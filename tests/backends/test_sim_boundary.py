@@ -11,7 +11,7 @@ import pytest
 from ssdlab import _ssdsim
 from ssdlab.backends.sim import SimBackend
 from ssdlab.model import Op, Phase, Step
-from ssdlab.model.steps import Flow, SplitSize, Zone, Zoned
+from ssdlab.model.steps import Flow, SplitSize, SteadyState, Zone, Zoned
 from ssdlab.presets import load_preset
 from tests.paths import SMALL_PRESET as SMALL
 
@@ -50,6 +50,7 @@ CHANGES = {
     "rate_bytes": dict(rate_bytes=100 * MiB, io_size=64 * KiB),
     "ramp": dict(runtime=0.002, time_based=True, ramp=0.001),
     "flow": dict(flow=Flow(id=1, weight=2)),
+    "steadystate": dict(steadystate=SteadyState(iops=True, slope=True, limit=0.1, pct=True, dur_s=2)),
     "verify": dict(verify=True),
     "log_ios": dict(log_ios=True),
     "concurrent": dict(concurrent=[Step(label="other", rw=Op.RANDREAD, bs=4 * KiB, size=MiB)]),

@@ -137,6 +137,22 @@ verify=crc32c
 filename={data}
 size=8m
 """,
+    # fio's steadystate: the job ends once its last seconds are steady
+    "steady-state": """
+[ss]
+filename={data}
+size=16m
+rw=randread
+bs=4k
+ioengine=libaio
+direct=1
+iodepth=4
+runtime=8
+time_based
+ss=iops:50%
+ss_dur=2
+ss_ramp=1
+""",
     # surface-scan: the whole device written, then read back in a second phase
     "surface": """
 [global]
@@ -265,6 +281,17 @@ def test_fill_device_writes_the_whole_drive_then_the_second_phase_reads(tmp_path
     capacity = int(re.search(r"\(([\d,]+) bytes\)", stderr).group(1).replace(",", ""))
     assert moved(write, "write") == capacity // (64 << 10) * (64 << 10)
     assert moved(read, "read") == 16 << 20 and read["groupid"] == 1
+
+
+def test_a_steady_job_stops_early_and_says_so_as_fio_does(tmp_path):
+    doc, _ = run_sim("steady-state", tmp_path)
+    [job] = doc["jobs"]
+    ss = job["steadystate"]
+    assert ss["ss"] == "iops:50.000000%" and ss["duration"] == 2 and ss["attained"] == 1
+    # judged from one second after the 1 s ramp on: the window of two is full at 3 s
+    assert 3000 <= job["read"]["runtime"] <= 3001
+    assert len(ss["data"]["iops"]) == 2 and ss["data"]["iops_mean"] == sum(ss["data"]["iops"]) // 2
+    assert float(ss["criterion"].rstrip("%")) < 50
 
 
 @pytest.mark.parametrize("text, refusal", [

@@ -405,6 +405,19 @@ fn job_to<'py>(py: Python<'py>, j: &ssdsim::JobResult) -> PyResult<Bound<'py, Py
     }
     out.set_item("io_log", PyBytes::new(py, &log))?;
     out.set_item("log_truncated", j.log_truncated)?;
+    match &j.steady {
+        Some(r) => {
+            let steady = PyDict::new(py);
+            steady.set_item("attained", r.attained)?;
+            steady.set_item("criterion", r.criterion)?;
+            steady.set_item("max_deviation", r.max_deviation)?;
+            steady.set_item("slope", r.slope)?;
+            steady.set_item("iops", PyList::new(py, r.iops.iter())?)?;
+            steady.set_item("bw", PyList::new(py, r.bw.iter())?)?;
+            out.set_item("steady", steady)?
+        }
+        None => out.set_item("steady", py.None())?,
+    }
     Ok(out)
 }
 

@@ -54,6 +54,34 @@ pub enum Distribution {
     ZonedAbs { zones: Vec<Zone> },
 }
 
+/// fio's `steadystate`: every second of the job's time (after `ramp_s` and one second
+/// more) its IOPS or bandwidth in that second is kept, the last `dur_s` of them judged
+/// together; the job ends once they meet the criterion: every one within `limit` of their
+/// mean (`slope` false), or the least-squares slope through them below `limit` in absolute
+/// value; `pct`: the limit is a percentage of their mean.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SteadyState {
+    pub iops: bool,
+    pub slope: bool,
+    pub limit: f64,
+    pub pct: bool,
+    pub dur_s: u32,
+    pub ramp_s: f64,
+}
+
+/// A steady-state window of 1 s to a day of samples; limits finite and not negative.
+const STEADY_DUR_S: Bound = Bound::integer(1, 86_400, "s");
+const STEADY_LIMIT: Bound = Bound::real(0.0, 1e18, "");
+
+impl SteadyState {
+    pub fn check(&self) -> Result<(), String> {
+        STEADY_DUR_S.check("steadystate duration", self.dur_s.into())?;
+        STEADY_LIMIT.check("steadystate limit", self.limit)?;
+        bounds::STEP_IDLE_S.check("steadystate ramp", self.ramp_s)
+    }
+}
+
 /// fio's `flow`: jobs with the same id issue in proportion to their weights.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]

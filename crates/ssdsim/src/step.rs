@@ -8,7 +8,7 @@
 //! drive's internal counters.
 
 use crate::bounds::{self, Bound};
-use crate::pattern::{check_split, Distribution, Flow, SplitSize};
+use crate::pattern::{check_split, Distribution, Flow, SplitSize, SteadyState};
 use crate::power::Work;
 use serde::Deserialize;
 use std::fmt;
@@ -125,6 +125,8 @@ pub struct Step {
     pub ramp: f64,
     /// fio's flow: the job's share among jobs of the same flow id.
     pub flow: Option<Flow>,
+    /// fio's steadystate: the job ends once its per-second figures are steady.
+    pub steadystate: Option<SteadyState>,
     /// fio's verify: after its writes, the job reads every byte it wrote back, in
     /// offset order, at its queue depth.
     pub verify: bool,
@@ -168,6 +170,7 @@ impl Step {
             rate_bytes: None,
             ramp: 0.0,
             flow: None,
+            steadystate: None,
             verify: false,
             log_ios: false,
             concurrent: vec![],
@@ -368,6 +371,9 @@ impl Step {
         if let Some(flow) = self.flow {
             flow.check()?;
         }
+        if let Some(steady) = self.steadystate {
+            steady.check()?;
+        }
         if self.verify && !self.rw.writes() {
             return Err("verify reads back what the step writes: it needs a writing rw".into());
         }
@@ -417,7 +423,10 @@ impl Step {
     /// Does the result list each job's own figures? When there are several, or when a
     /// job's figures differ from the step's (a ramp left out, every command logged).
     pub fn reports_jobs(&self) -> bool {
-        !self.concurrent.is_empty() || self.jobs().any(|j| j.ramp > 0.0 || j.log_ios)
+        !self.concurrent.is_empty()
+            || self
+                .jobs()
+                .any(|j| j.ramp > 0.0 || j.log_ios || j.steadystate.is_some())
     }
 
     /// The smallest size of a command.
@@ -648,6 +657,21 @@ pub struct JobResult {
     pub io_log: Vec<IoRecord>,
     /// The job made more commands than its log keeps.
     pub log_truncated: bool,
+    /// What its steady-state judgement saw, for a job that asks for one.
+    pub steady: Option<SteadyReport>,
+}
+
+/// A job's steady-state judgement at its end, as fio reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SteadyReport {
+    pub attained: bool,
+    /// The last criterion computed (0 before the window first filled).
+    pub criterion: f64,
+    pub max_deviation: f64,
+    pub slope: f64,
+    /// The window's samples, oldest first: I/Os and bytes per second.
+    pub iops: Vec<u64>,
+    pub bw: Vec<u64>,
 }
 
 impl StepResult {
@@ -865,7 +889,7 @@ mod tests {
         "fill_state": "half full", "bssplit": [{"bs": 4096, "pct": 100.0}],
         "blockalign": 4096, "offset_delta": 0, "distribution": {"kind": "zipf", "theta": 0.5}, "randommap": true,
         "thinktime": 0.001, "thinktime_blocks": 4, "rate_bytes": null, "ramp": 0.5,
-        "flow": {"id": 1, "weight": 2}, "verify": true, "log_ios": true, "concurrent": []}"#;
+        "flow": {"id": 1, "weight": 2}, "steadystate": null, "verify": true, "log_ios": true, "concurrent": []}"#;
 
     #[test]
     fn every_field_of_the_python_step_deserializes() {

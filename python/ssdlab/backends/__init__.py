@@ -50,6 +50,9 @@ class JobFigures:
     # direction number, bytes, offset); empty unless the job logs them
     io_log: np.ndarray
     log_truncated: bool         # it made more commands than the log keeps
+    # its steady-state judgement (fio's steadystate): attained, criterion, max_deviation,
+    # slope, and the window's iops and bw samples, oldest first; None without one
+    steady: dict | None = None
 
 
 class Backend(Protocol):

@@ -123,7 +123,7 @@ def _job(raw: dict, started: str) -> JobFigures:
         per_second=tuple(SecondPoint(t_s=t, mbps=m, iops=i) for t, m, i in raw["per_second"]),
         **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]})
     log = np.frombuffer(raw["io_log"], dtype="<u8").reshape(-1, 5)
-    return JobFigures(raw["label"], result, log, raw["log_truncated"])
+    return JobFigures(raw["label"], result, log, raw["log_truncated"], raw["steady"])
 
 
 def _power(energy: dict | None) -> dict[str, float]:

@@ -112,6 +112,19 @@ class Flow(_Part):
     weight: int = Field(ge=1, le=1_000_000)
 
 
+class SteadyState(_Part):
+    """fio's steadystate (crates/ssdsim/src/run/steady.rs): the job ends once the last
+    `dur_s` per-second samples of its IOPS (or bandwidth) are within `limit` of their mean,
+    or their slope is below it (`slope`); `pct`: the limit is a percentage of the mean."""
+
+    iops: bool
+    slope: bool
+    limit: float = Field(ge=0, le=1e18)
+    pct: bool
+    dur_s: int = Field(ge=1, le=86_400)
+    ramp_s: float = Field(default=0.0, ge=0, le=1e6)
+
+
 # What a time-based step may move: no limit in practice (2^62 bytes is 146 years at
 # 1 TB/s), and the largest byte count the simulator takes (UNLIMITED_BYTES in
 # crates/ssdsim/src/step.rs).
@@ -173,6 +186,7 @@ class Step(BaseModel):
     rate_bytes: int | None = Field(default=None, ge=1, le=1 << 40, description="bytes per second at most")
     ramp: float = Field(default=0.0, ge=0, le=1e6, description="seconds run before the figures start")
     flow: Flow | None = None
+    steadystate: SteadyState | None = None
     verify: bool = Field(default=False, description="read back what the step wrote, after its writes")
     log_ios: bool = Field(default=False, description="keep every command, for fio's logs")
     concurrent: tuple[Step, ...] = Field(default=(), max_length=1023,

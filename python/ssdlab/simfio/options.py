@@ -36,7 +36,8 @@ UNDERSTOOD = {"name", "description", "rw", "bs", "iodepth", "size", "offset",
               "random_distribution", "rate", "rate_iops", "flow", "flow_id", "fill_device",
               "verify", "do_verify", "write_lat_log", "write_bw_log", "write_iops_log",
               "log_avg_msec", "log_max_value", "log_offset", "per_job_logs", "log_prio",
-              "bwavgtime", "iopsavgtime", "norandommap"}
+              "bwavgtime", "iopsavgtime", "norandommap", "steadystate", "steadystate_duration",
+              "steadystate_ramp_time"}
 
 # Engines that send the job's I/O to a block device: ioengine is ignored as a host cost,
 # but as with fio a synchronous engine keeps one I/O in flight whatever iodepth says
@@ -120,8 +121,6 @@ REFUSED: dict[str, tuple[str, ...]] = {
     "the job's span is set by size= and offset= on the drive":
         ("filesize", "opendir", "file_append", "create_only", "number_ios"),
     "merged read and write statistics are not printed yet": ("unified_rw_reporting",),
-    "steady-state detection is not simulated yet":
-        ("steadystate", "steadystate_duration", "steadystate_ramp_time"),
     "command priorities are not simulated": ("cmdprio", "cmdprio_percentage", "cmdprio_class",
                                              "cmdprio_bssplit"),
     "the statistics are what sim fio prints": ("stats",),

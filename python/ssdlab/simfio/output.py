@@ -17,6 +17,7 @@ from typing import Any
 from ssdlab import __version__
 from ssdlab.model import DirectionResult, Latency
 from ssdlab.model.results import clamped_percentile
+from ssdlab.model.steps import SteadyState
 from ssdlab.simfio.jobfile import Setting
 from ssdlab.simfio.run import JobPlan, JobRun, Report, merge
 from ssdlab.simfio.stats import (
@@ -138,7 +139,23 @@ def _job_json(groupid: int, p: JobPlan, run: JobRun, elapsed: int) -> dict[str, 
                 "latency_window": 0})
     if report.description is not None:
         out["desc"] = report.description
+    if p.step.steadystate is not None and run.steady is not None:
+        out["steadystate"] = _steadystate_json(p.step.steadystate, run.steady)
     return out
+
+
+def _steadystate_json(ss: SteadyState, judged: dict) -> dict[str, Any]:
+    """fio's steadystate object: its setting, whether it was attained, the last criterion,
+    and the window's samples (oldest first, zeros where it had not filled)."""
+    pct = "%" if ss.pct else ""
+    kind = ("iops" if ss.iops else "bw") + ("_slope" if ss.slope else "")
+    pad = [0] * (ss.dur_s - len(judged["iops"]))
+    iops, bw = [*judged["iops"], *pad], [*judged["bw"], *pad]
+    return {"ss": f"{kind}:{ss.limit:f}{pct}", "duration": ss.dur_s, "attained": int(judged["attained"]),
+            "criterion": f"{judged['criterion']:f}{pct}", "max_deviation": float(judged["max_deviation"]),
+            "slope": float(judged["slope"]),
+            "data": {"bw_mean": sum(bw) // ss.dur_s, "iops_mean": sum(iops) // ss.dur_s, "iops": iops,
+                     "bw": bw}}
 
 
 def _direction_json(d: DirectionResult | None, runtime_ms: int, samples: tuple[Samples, Samples],

@@ -24,7 +24,19 @@ from ssdlab.backends.sim import ENGINE, SimBackend
 from ssdlab.catalogue.definitions import data_present
 from ssdlab.errors import SsdlabError, validation_problems
 from ssdlab.model import DirectionResult, Op, Step, StepResult
-from ssdlab.model.steps import UNLIMITED_BYTES, Flow, Normal, Pareto, SplitSize, Uniform, Zipf, Zone, Zoned, ZonedAbs
+from ssdlab.model.steps import (
+    UNLIMITED_BYTES,
+    Flow,
+    Normal,
+    Pareto,
+    SplitSize,
+    SteadyState,
+    Uniform,
+    Zipf,
+    Zone,
+    Zoned,
+    ZonedAbs,
+)
 from ssdlab.simfio import patterns
 from ssdlab.simfio.jobfile import FioJob
 from ssdlab.simfio.logs import FioLogOptions, write_fio_logs
@@ -94,6 +106,7 @@ class JobRun:
     batch_device: dict[str, float]   # that run's drive counters (all its jobs, ramps too)
     io_log: np.ndarray               # its commands, when it writes logs (run.py's _log)
     unwritten_read_bytes: int = 0    # of its reads, those of blocks never written (no NAND read)
+    steady: dict | None = None       # its steady-state judgement (backends' JobFigures.steady)
 
     @property
     def elapsed_s(self) -> float:
@@ -218,7 +231,7 @@ def _plan(job: FioJob, o: _Options, number: int) -> JobPlan:
                 thinktime=o.seconds("thinktime", "us", 0.0, MAX_THINKTIME_S) or 0.0,
                 thinktime_blocks=o.integer("thinktime_blocks", 1, MAX_THINKTIME_BLOCKS) or 1,
                 ramp=o.seconds("ramp_time", "s", 0.0, MAX_RUNTIME_S) or 0.0,
-                flow=_flow(o), verify=writes_verified)
+                flow=_flow(o), steadystate=_steadystate(o), verify=writes_verified)
     logs = _logs(job, o, number, engine)
     if logs is not None:
         step = step.model_copy(update={"log_ios": True})
@@ -312,6 +325,30 @@ def _verifies(o: _Options) -> bool:
     """verify= other than none (and do_verify not off): fio reads back what the job writes."""
     given = o.given("verify")
     return given is not None and given[1].lower() not in ("0", "none") and o.flag("do_verify", True)
+
+
+SS_KINDS = ("iops", "iops_slope", "bw", "bw_slope")
+SS_DEFAULT = "iops_slope:0.01%"      # fio 3.33's steadystate= default (options.c)
+MAX_SS_DUR_S = 86_400
+_SS_LIMIT = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)(%?)$", re.ASCII)
+
+
+def _steadystate(o: _Options) -> SteadyState | None:
+    """fio's steadystate=KIND:LIMIT[%] with ss_dur (whole seconds, 0: off) and ss_ramp."""
+    dur = o.seconds("steadystate_duration", "s", 0.0, MAX_SS_DUR_S)
+    if not dur:
+        return None
+    name, text = o.given("steadystate") or ("steadystate", SS_DEFAULT)
+    kind, _, limit = text.partition(":")
+    m = _SS_LIMIT.match(limit.strip())
+    if kind not in SS_KINDS or not m:
+        raise ValueProblem(f"{name}={text}: write one of {', '.join(SS_KINDS)}, a colon and a limit, "
+                           "e.g. iops_slope:0.1% or bw:1048576")
+    if int(dur) < 1:
+        raise ValueProblem("steadystate_duration: at least 1 s (fio counts it in whole seconds)")
+    return SteadyState(iops=kind.startswith("iops"), slope=kind.endswith("_slope"),
+                       limit=float(m.group(1)), pct=bool(m.group(2)), dur_s=int(dur),
+                       ramp_s=o.seconds("steadystate_ramp_time", "s", 0.0, MAX_RUNTIME_S) or 0.0)
 
 
 def _flow(o: _Options) -> Flow | None:
@@ -465,7 +502,7 @@ def run_batch(backend: SimBackend, plans: list[JobPlan], index: int) -> list[Job
         r = f.result
         share = r.read.bytes / read_bytes if r.read and read_bytes else 0.0
         runs.append(JobRun(r, _pieces(p.step, r), _series(r), index, total.busy_s + total.idle_s,
-                           device, f.io_log, round(unwritten * share)))
+                           device, f.io_log, round(unwritten * share), f.steady))
     return runs
 
 

@@ -17,6 +17,7 @@
 
 use super::commands::{lba_of, Command, Commands, Dir, Generator};
 use super::recorder::Recorder;
+use super::steady::Steady;
 use crate::bounds;
 use crate::controller::Controller;
 use crate::geometry::UNIT;
@@ -78,6 +79,9 @@ pub(super) struct Job<'s> {
     flow_group: Option<usize>,
     /// It reads back what it wrote now (fio's verify phase).
     verifying: bool,
+    /// Its steady-state judgement, and when it is next due (never without one).
+    steady: Option<Steady>,
+    steady_due: u64,
     /// It issues no more.
     stopped: bool,
 }
@@ -107,6 +111,10 @@ impl<'s> Job<'s> {
             flow_count: 0,
             flow_group: None,
             verifying: false,
+            steady_due: step
+                .steadystate
+                .map_or(u64::MAX, |_| ramp_end + NS_PER_S as u64),
+            steady: step.steadystate.map(|cfg| Steady::new(cfg, ramp_end)),
             stopped: false,
         }
     }
@@ -114,7 +122,8 @@ impl<'s> Job<'s> {
     /// Its figures, as fio reports a job.
     pub(super) fn result(self) -> Option<JobResult> {
         let end = self.all_done.max(self.ramp_end);
-        self.rec.map(|rec| rec.job_result(end))
+        let steady = self.steady.map(Steady::report);
+        self.rec.map(|rec| rec.job_result(end, steady))
     }
 }
 
@@ -434,7 +443,12 @@ impl ClosedLoop<'_, '_> {
         if job.issued >= job.target {
             return Turn::Close; // the end of a burst
         }
-        if job.flow_group.is_some() && self.over_share(j) {
+        let flows = job.flow_group.is_some();
+        if t >= job.steady_due && self.steady(j, t) {
+            self.stop(j);
+            return Turn::Close;
+        }
+        if flows && self.over_share(j) {
             return Turn::Park;
         }
         Turn::Issue
@@ -451,6 +465,18 @@ impl ClosedLoop<'_, '_> {
         let group = &self.groups[g];
         u128::from(job.flow_count) * u128::from(group.weight)
             > u128::from(flow.weight) * u128::from(group.count)
+    }
+
+    /// Job `j`'s steady-state judgement of the seconds that ended by `t`: is it steady?
+    #[inline(never)]
+    fn steady(&mut self, j: usize, t: u64) -> bool {
+        let job = &mut self.jobs[j];
+        let (Some(steady), Some(rec)) = (&mut job.steady, &job.rec) else {
+            return false;
+        };
+        let attained = steady.judge(t, rec);
+        job.steady_due = steady.due();
+        attained
     }
 
     /// A rate-limited job `j` issuing at `t`: its next command waits its turn.

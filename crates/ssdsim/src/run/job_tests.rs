@@ -248,3 +248,41 @@ fn what_only_a_whole_step_has_is_refused_on_its_jobs() {
         assert!(msg.contains(expected), "{msg}");
     }
 }
+
+#[test]
+fn a_steady_job_ends_when_its_last_seconds_are_steady_and_an_unsteady_one_runs_on() {
+    use crate::pattern::SteadyState;
+    let span = drive().whole_span(4 * KIB);
+    let steady = |limit| Step {
+        steadystate: Some(SteadyState {
+            iops: true,
+            slope: false,
+            limit,
+            pct: true,
+            dur_s: 2,
+            ramp_s: 1.0,
+        }),
+        ..timed(job("ss", Op::RandRead, span).qd(4), 10.0)
+    };
+    // Reads of a filled drive at a constant queue: steady within 5 % as soon as judged.
+    // fio records from one second after the ramp (1 s) on, the second that ended then
+    // being the first sample: a window of two is full, and judged, at 3 s.
+    let r = written().run(&steady(5.0)).unwrap();
+    let report = r.jobs[0].steady.as_ref().unwrap();
+    assert!(report.attained && report.criterion < 5.0, "{report:?}");
+    assert!(
+        (r.jobs[0].busy_s - 3.0).abs() < 0.01,
+        "{}",
+        r.jobs[0].busy_s
+    );
+    assert_eq!(report.iops.len(), 2);
+    let ios = ios(&r.jobs[0]) as f64;
+    assert!(report
+        .iops
+        .iter()
+        .all(|&n| (n as f64 - ios / 3.0).abs() < 0.05 * ios / 3.0));
+    // A limit of 0 is never met: the job runs its whole time.
+    let r = written().run(&steady(0.0)).unwrap();
+    let report = r.jobs[0].steady.as_ref().unwrap();
+    assert!(!report.attained && (r.jobs[0].busy_s - 10.0).abs() < 0.01);
+}

@@ -25,6 +25,7 @@ mod commands;
 mod job_tests;
 mod recorder;
 mod spread;
+mod steady;
 #[cfg(test)]
 mod tests;
 

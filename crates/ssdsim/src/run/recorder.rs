@@ -13,8 +13,8 @@ use super::closed_loop::Timing;
 use super::commands::{Command, Dir};
 use crate::histogram::LatHist;
 use crate::step::{
-    Counters, DirectionResult, GibPoint, IoRecord, JobResult, Latency, SecondPoint, Step,
-    StepEnergy, StepResult,
+    Counters, DirectionResult, GibPoint, IoRecord, JobResult, Latency, SecondPoint, SteadyReport,
+    Step, StepEnergy, StepResult,
 };
 use crate::time::NS_PER_S;
 
@@ -106,6 +106,11 @@ impl Recorder {
         }
     }
 
+    /// Bytes read and written, and commands, completed in second `second` of the record.
+    pub(super) fn completed_in(&self, second: usize) -> (u64, u64) {
+        self.per_second.get(second).copied().unwrap_or((0, 0))
+    }
+
     /// The figures of one direction over `busy_s` seconds; None when it had no command.
     fn direction(&self, dir: Dir, busy_s: f64) -> Option<DirectionResult> {
         let h = &self.latency[dir as usize];
@@ -184,7 +189,7 @@ impl Recorder {
 
     /// One job's figures, its last command having completed at `end` (its time from the
     /// end of its ramp, think time included).
-    pub(super) fn job_result(self, end: u64) -> JobResult {
+    pub(super) fn job_result(self, end: u64, steady: Option<SteadyReport>) -> JobResult {
         let busy_s = end.saturating_sub(self.t0) as f64 / NS_PER_S;
         let log = self.log.as_ref();
         JobResult {
@@ -195,6 +200,7 @@ impl Recorder {
             busy_s,
             log_truncated: log.is_some_and(|l| l.len() == MAX_LOGGED_IOS),
             io_log: self.log.unwrap_or_default(),
+            steady,
             label: self.label,
         }
     }
