@@ -210,3 +210,25 @@ def test_efficiency_columns_appear_when_energy_is_known(tmp_path):
     assert "<th>MB/s per W</th>" in with_energy.read_text()
     assert "<td>4.00</td><td>25.1</td>" in with_energy.read_text()  # W, MB/s per W
     assert "<th>MB/s per W</th>" not in without.read_text()
+
+
+def test_the_temperature_chart_fits_the_measured_steps_and_names_them_in_the_chart(page):
+    """A preconditioning write many times faster than the measured steps would flatten them
+    to a line at zero: the throughput axis ends just above the measured steps' fastest
+    second (faster points cut there), and each step's name is text in the chart, not only
+    in a tooltip, so an exported image keeps it."""
+    specs = {name: spec for name, spec in chart_specs(page).items() if name.endswith("-temperature")}
+    assert specs
+    burst = specs["chart-rand-read-burst-temperature"]  # QD1 reads after a preconditioning write
+    line = next(layer for layer in burst["vconcat"][0]["layer"] if layer["mark"]["type"] == "line")
+    top = line["encoding"]["y"]["scale"]["domain"][1]
+    rows = burst["datasets"]["throughput"]
+    assert line["mark"]["clip"] is True and max(r["mbps"] for r in rows) > 3 * top  # the write, cut
+    assert sum(r["mbps"] <= top for r in rows) >= len(rows) // 2
+    for name, spec in specs.items():
+        layers = spec["vconcat"][0]["layer"]
+        texts = [layer for layer in layers if layer["mark"]["type"] == "text"]
+        rules = [layer for layer in layers if layer["mark"]["type"] == "rule"]
+        assert len(texts) == len(rules) <= 1, name
+        if texts:
+            assert texts[0]["encoding"]["text"]["field"] == "step"

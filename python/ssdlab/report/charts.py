@@ -151,11 +151,13 @@ def time_series(name: str, title: str, rows: Rows, axis_title: str, panel: str,
 
 
 def temperature_beside_throughput(name: str, title: str, throughput: Rows, temperatures: Rows, events: Rows,
-                                  step_starts: Rows, labels: Sequence[str]) -> Chart:
+                                  step_starts: Rows, labels: Sequence[str], mbps_top: float | None = None) -> Chart:
     """Throughput (run, step, t_s, mbps) above temperature (run, step, t_s, celsius) on one
     time axis, the test's steps end to end in busy time; throttle events (run, step,
     start_s, end_s, threshold) shaded on both, and where each step starts (run, step, t_s)
-    ruled on the throughput when a run has several."""
+    ruled and named on the throughput when a run has several (the names are text in the
+    chart, so an exported image keeps them). `mbps_top`: the throughput axis ends there,
+    faster points cut at it."""
     time_axis = "busy time into the test (s)"
     x = alt.X("t_s:Q", title=time_axis)
 
@@ -167,14 +169,18 @@ def temperature_beside_throughput(name: str, title: str, throughput: Rows, tempe
             x=alt.X("start_s:Q", title=time_axis), x2="end_s:Q",
             tooltip=["run:N", "step:N", "threshold:N", alt.Tooltip("start_s:Q", format=".0f"),
                      alt.Tooltip("end_s:Q", format=".0f")])] if events else []
-        layers.append(base(dataset).mark_line(strokeWidth=1.2).encode(
+        layers.append(base(dataset).mark_line(strokeWidth=1.2, clip=True).encode(
             x=x, y=axis, color=_by_run(alt.Color, labels),
             tooltip=["run:N", "step:N", alt.Tooltip("t_s:Q", format=".0f"), alt.Tooltip(f"{field}:Q", format=".1f")]))
         return alt.layer(*layers, *extra)
 
     several = len(step_starts) > len({r["run"] for r in step_starts})
-    starts = [base("step_starts").mark_rule(color="#999", strokeDash=[2, 3]).encode(x=x, tooltip=["run:N", "step:N"])]
-    chart = alt.vconcat(panel("throughput", "mbps", alt.Y("mbps:Q", title=MBPS_AXIS), *(starts if several else [])),
+    starts = [base("step_starts").mark_rule(color="#999", strokeDash=[2, 3]).encode(x=x, tooltip=["run:N", "step:N"]),
+              base("step_starts").mark_text(align="left", baseline="top", dx=2, dy=2, fontSize=9, angle=0,
+                                            color="#555").encode(x=x, y=alt.value(0), text="step:N")]
+    mbps = alt.Y("mbps:Q", title=MBPS_AXIS,
+                 scale=alt.Scale(domain=[0, mbps_top]) if mbps_top else alt.Undefined)
+    chart = alt.vconcat(panel("throughput", "mbps", mbps, *(starts if several else [])),
                         panel("temperatures", "celsius", alt.Y("celsius:Q", title="temperature (°C)",
                                                                scale=alt.Scale(zero=False)))
                         ).resolve_scale(x="shared")

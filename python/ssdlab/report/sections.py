@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ssdlab.analysis.fill import analyze_fill
 from ssdlab.documents import HEALTH_HEADER, health_document, health_rows
-from ssdlab.model import TestStatus
+from ssdlab.model import Phase, TestStatus
 from ssdlab.model.results import DirectionResult
 from ssdlab.power_tables import power_tables
 from ssdlab.report.charts import (
@@ -210,7 +210,9 @@ def _temperature_chart(group: TestGroup, labels: list[str]) -> Chart | None:
                 continue
             tag = {"run": tr.run.label, "step": step_name(s)}
             starts.append({**tag, "t_s": offset})
-            throughput += [{**tag, "t_s": offset + p.t_s, "mbps": p.mbps} for p in s.result.per_second]
+            measured = s.step.phase is Phase.MEASURE
+            throughput += [{**tag, "t_s": offset + p.t_s, "mbps": p.mbps, "measured": measured}
+                           for p in s.result.per_second]
             # second k is [k, k+1); like a throughput point, drawn at its end
             temperatures += [{**tag, "t_s": offset + k + 1, "celsius": c}
                              for k, c in enumerate(s.telemetry.temperature.celsius) if c is not None]
@@ -219,9 +221,13 @@ def _temperature_chart(group: TestGroup, labels: list[str]) -> Chart | None:
             offset += s.result.busy_s
     if not temperatures:
         return None
+    # the throughput axis fits the measured steps: a preconditioning write many times faster
+    # would flatten them to a line at zero (it is drawn up to the top, and cut there)
+    measured = [r["mbps"] for r in throughput if r.pop("measured")]
+    top = max(measured) * 1.1 if measured and max(measured) > 0 else None
     return temperature_beside_throughput(slug(group.id, "temperature"),
                                          f"{group.id}: throughput and temperature, throttle events shaded",
-                                         throughput, temperatures, events, starts, labels)
+                                         throughput, temperatures, events, starts, labels, mbps_top=top)
 
 
 THROTTLE_HEADER = ("run", "step", "start (s)", "length (s)", "MB/s before", "MB/s during", "°C at start",
