@@ -277,3 +277,34 @@ fn the_wd_black_2018_draws_under_2_w_mixing_and_not_quite_4_w_writing_randomly()
     assert!(mixed < 2.0, "{mixed} W");
     assert!((3.0..4.0).contains(&writes), "{writes} W");
 }
+
+#[test]
+fn a_step_whose_commands_waited_for_the_drive_to_wake_says_from_which_state() {
+    let mut d = settled("wd-sn850-1tb", Platform::default());
+    let read = |d: &mut Drive, idle: f64| {
+        d.run(&Step::new("idle", Op::Read, 4 * KIB, 4 * KIB).idle_after(idle))
+            .unwrap();
+        d.run(&Step::new("first read", Op::Read, 4 * KIB, 4 * KIB))
+            .unwrap()
+    };
+    // 3 s idle: PS4 (CAL:PS), its 45 ms exit in the read's latency, and said
+    let r = read(&mut d, 3.0);
+    let note = r
+        .notes
+        .iter()
+        .find(|n| n.contains("waited for the drive to wake"));
+    let note = note.expect("a note on the wake-up");
+    assert!(note.contains("1 from PS4 (up to 45.000 ms)"), "{note}");
+    // 50 ms idle: active idle's 165 µs exit
+    let r = read(&mut d, 0.05);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("1 from active idle (up to 0.165 ms)")),
+        "{:?}",
+        r.notes
+    );
+    // no idle: nothing waited, nothing said
+    let r = read(&mut d, 0.0);
+    assert!(!r.notes.iter().any(|n| n.contains("wake")), "{:?}", r.notes);
+}

@@ -105,6 +105,9 @@ struct StepLog {
     low_ns: Vec<[u64; 2]>,
     /// The work the drive did in the step's idle time.
     idle_work: Work,
+    /// Commands that waited for the drive to wake, by the state it woke from (None:
+    /// active idle): how many, and the longest wait, ns.
+    wakes: Vec<(Option<usize>, u64, u64)>,
 }
 
 impl StepLog {
@@ -112,6 +115,7 @@ impl StepLog {
         StepLog {
             low_ns: vec![[0; 2]; states],
             idle_work: Work::default(),
+            wakes: Vec::new(),
         }
     }
 }
@@ -121,8 +125,10 @@ pub struct Power {
     model: Option<Model>,
     /// When the current host idle began (the drive quiet), until a command comes.
     idle_from: Option<u64>,
-    /// A command issued before this waits for the drive to wake.
+    /// A command issued before this waits for the drive to wake, from this state (None:
+    /// active idle).
     awake_at: u64,
+    woken_from: Option<usize>,
     log: StepLog,
     /// Since the drive was made: ns spent in non-operational states, and their energy.
     asleep_ns: u64,
@@ -142,6 +148,7 @@ impl Power {
             model,
             idle_from: None,
             awake_at: 0,
+            woken_from: None,
             asleep_ns: 0,
             asleep_j: 0.0,
         }
@@ -159,7 +166,46 @@ impl Power {
     #[inline]
     pub fn command_at(&mut self, t: u64) -> u64 {
         self.idle_from = None;
+        if t < self.awake_at {
+            self.waited(self.awake_at - t);
+        }
         t.max(self.awake_at)
+    }
+
+    /// A command waited `ns` for the drive to wake: logged by the state it woke from.
+    #[cold]
+    fn waited(&mut self, ns: u64) {
+        let from = self.woken_from;
+        match self.log.wakes.iter_mut().find(|w| w.0 == from) {
+            Some(w) => {
+                w.1 += 1;
+                w.2 = w.2.max(ns);
+            }
+            None => self.log.wakes.push((from, 1, ns)),
+        }
+    }
+
+    /// What the step begun last waited for the drive to wake, in words; None when nothing
+    /// waited. A command's latency counts from its issue, so the step's maximum latency
+    /// holds these waits: this says where they come from.
+    pub fn wake_note(&self) -> Option<String> {
+        if self.log.wakes.is_empty() {
+            return None;
+        }
+        let count: u64 = self.log.wakes.iter().map(|w| w.1).sum();
+        let mut parts: Vec<(Option<usize>, u64, u64)> = self.log.wakes.clone();
+        parts.sort_by_key(|w| std::cmp::Reverse(w.2));
+        let each: Vec<String> = parts
+            .iter()
+            .map(|&(from, n, max_ns)| {
+                let state = from.map_or("active idle".to_string(), |s| format!("PS{s}"));
+                format!("{n} from {state} (up to {:.3} ms)", max_ns as f64 / 1e6)
+            })
+            .collect();
+        Some(format!(
+            "{count} command(s) waited for the drive to wake after host idle, as under the host's APST: {}; their latency, counted from their issue, holds that wait (the step's maximum latency among them)",
+            each.join(", ")
+        ))
     }
 
     /// The host idles from `t0` to `t1`, in the step's `time`; the drive did `work` in it
@@ -196,12 +242,13 @@ impl Power {
             *asleep_ns += ns;
             *asleep_j += ns as f64 * m.state_w[state] / NS_PER_S;
         });
-        let wake = if t1 > from {
-            m.ladder.wake_ns(t1 - from)
+        let (woken_from, wake) = if t1 > from {
+            m.ladder.wake(t1 - from)
         } else {
-            0
+            (None, 0)
         };
         self.awake_at = t1 + wake;
+        self.woken_from = woken_from;
     }
 
     /// The energy the drive has spent from when it was made to `t`, having done `work`

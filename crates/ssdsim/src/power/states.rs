@@ -139,12 +139,13 @@ impl Ladder {
         }
     }
 
-    /// How long a command arriving `idle_ns` (> 0) into the idle waits for the drive.
-    pub fn wake_ns(&self, idle_ns: u64) -> u64 {
+    /// The state a command arriving `idle_ns` (> 0) into the idle wakes the drive from
+    /// (None: active idle, or awake), and how long it waits for it.
+    pub fn wake(&self, idle_ns: u64) -> (Option<usize>, u64) {
         match self.rungs.iter().rev().find(|r| r.starts <= idle_ns) {
-            Some(r) => r.reached.saturating_sub(idle_ns) + r.exit_ns,
-            None if idle_ns >= self.active_after_ns => self.active_exit_ns,
-            None => 0,
+            Some(r) => (Some(r.state), r.reached.saturating_sub(idle_ns) + r.exit_ns),
+            None if idle_ns >= self.active_after_ns => (None, self.active_exit_ns),
+            None => (None, 0),
         }
     }
 
@@ -245,16 +246,16 @@ mod tests {
             },
         );
         // PS1 entered at 100 ms, reached at 105 ms; PS2 entered at 2105 ms, reached at 2110.
-        assert_eq!(ladder.wake_ns(ms / 2), 0);
-        assert_eq!(ladder.wake_ns(50 * ms), 150_000);
-        assert_eq!(ladder.wake_ns(103 * ms), 2 * ms + 10 * ms);
-        assert_eq!(ladder.wake_ns(2000 * ms), 10 * ms);
-        assert_eq!(ladder.wake_ns(3000 * ms), 45 * ms);
+        assert_eq!(ladder.wake(ms / 2), (None, 0));
+        assert_eq!(ladder.wake(50 * ms), (None, 150_000)); // active idle's exit
+        assert_eq!(ladder.wake(103 * ms), (Some(1), 2 * ms + 10 * ms)); // entering PS1
+        assert_eq!(ladder.wake(2000 * ms), (Some(1), 10 * ms));
+        assert_eq!(ladder.wake(3000 * ms), (Some(2), 45 * ms));
         let mut spent = vec![0; 3];
         ladder.residency(0, 3000 * ms, |s, ns| spent[s] += ns);
         assert_eq!(spent, [0, 2005 * ms, 890 * ms]);
         let off = Ladder::new(&p, &NoApst);
-        assert_eq!(off.wake_ns(3000 * ms), 150_000);
+        assert_eq!(off.wake(3000 * ms), (None, 150_000));
         off.residency(0, 3000 * ms, |_, _| panic!("no state is reached"));
     }
 }

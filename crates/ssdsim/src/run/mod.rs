@@ -232,6 +232,7 @@ impl Drive {
                 let jobs = jobs.into_iter().filter_map(Job::result).collect();
                 let after = self.dev.snapshot();
                 let mut result = rec.finish(&timing, (&before, &after), energy, jobs);
+                result.notes.extend(self.power.wake_note());
                 self.add_temperatures(&mut result);
                 Ok(result)
             }
