@@ -142,3 +142,21 @@ def test_reads_after_idle_on_a_file_say_what_they_measure(target):
     assert len(latencies) == 3 and all(ns > 0 for ns in latencies)
     assert outcome.result.notes[0].startswith("reads after idle on a file target: their latency is the filesystem's")
     assert outcome.result.idle_s == pytest.approx(0.03)
+
+
+def test_a_run_too_short_for_fios_millisecond_clock_is_timed_by_its_completions(target):
+    """fio counts a run's time in whole milliseconds (rounded up), so a burst of a few ms
+    measures one of two or three throughputs run after run. A run of few I/Os logs each
+    I/O's completion, and its busy time is the I/O count over their completion rate, inside
+    the millisecond fio's clock allows; under 10 ms a note says how little it measures."""
+    step = Step(label="burst", rw=Op.RANDREAD, bs=4096, iodepth=1, size=SIZE, io_size=512 * 1024)
+    backend(target).run_step(step)  # the new file's first reads are the filesystem's, cold
+    outcomes = [backend(target).run_step(step) for _ in range(5)]
+    busy_ms = [o.result.busy_s * 1000 for o in outcomes]
+    for o in outcomes:
+        assert "write_lat_log=" in o.commands[0] and "log_avg_msec=0" in o.commands[0]
+        assert o.result.read.bytes == 512 * 1024 and o.result.per_second
+        if o.result.busy_s < 0.01:
+            assert any("timed by its I/Os' completions" in n for n in o.result.notes)
+    # a finer clock than fio's: not whole milliseconds
+    assert sum(abs(b - round(b)) > 1e-6 for b in busy_ms) >= 2, busy_ms

@@ -79,3 +79,20 @@ def test_a_window_across_a_second_boundary_is_shared_and_a_short_tail_joins_the_
     windows = [logs.Window(t / 10, 0.1e6) for t in range(1, 18)]
     points = logs.per_second(windows, bs=4096)
     assert [p.t_s for p in points] == [1.0, 1.7] and all(p.mbps == pytest.approx(1.0) for p in points)
+
+
+def test_a_short_run_is_timed_by_its_completion_rate_inside_fios_millisecond():
+    # 100 I/Os completing evenly over 2.5 ms: 40 in each whole ms, 20 in the last half;
+    # fio's runtime says 3 ms (rounded up)
+    done = [logs.Completion(i * 25 // 1000, 4096) for i in range(100)]
+    assert [c.t_ms for c in done].count(0) == 40 and max(c.t_ms for c in done) == 2
+    assert logs.busy_from_completions(done, 0.003) == pytest.approx(0.0025)
+    # the job's start in its first millisecond changes nothing: the rate is the later ms's
+    assert logs.busy_from_completions(done[10:], 0.003) == pytest.approx(0.0025)
+    # kept inside fio's millisecond; all in one millisecond: fio's own figure
+    assert logs.busy_from_completions(done, 0.0024) == pytest.approx(0.0024)
+    assert logs.busy_from_completions(done[:10], 0.001) == 0.001
+    assert logs.busy_from_completions([], 0.004) == 0.004
+    windows = logs.completion_windows(done)
+    assert [w.end_s for w in windows] == [0.001, 0.002, 0.003]
+    assert [w.nbytes for w in windows] == [40 * 4096, 40 * 4096, 20 * 4096]

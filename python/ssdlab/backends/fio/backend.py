@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ssdlab.backends import ProgressCallback, StepOutcome
 from ssdlab.backends.fio import logs, parse, runner
-from ssdlab.backends.fio.jobfile import Invocation, job_text
+from ssdlab.backends.fio.jobfile import Invocation, job_text, logs_each_io
 from ssdlab.external import Commands
 from ssdlab.model import DirectionResult, Op, Phase, SecondPoint, Step, StepResult
 
@@ -42,6 +42,11 @@ FILE_TRIM_NOTE = ("TRIM on a file target: fio's falloc engine punched holes (fal
 # idle-wake on a file: what its reads after an idle measure
 FILE_WAKE_NOTE = ("reads after idle on a file target: their latency is the filesystem's and the device's "
                   "under it, whatever that device's power management does; no drive power state is known")
+# A run shorter than this is said to measure little (fio's own clock: whole ms)
+SHORT_RUN_S = 0.010
+SHORT_RUN_NOTE = ("a run of this step lasted under 10 ms: its throughput is timed by its I/Os' "
+                  "completions (fio's runtime counts whole milliseconds), but so short a run measures "
+                  "little more than the drive's first moments; a larger --scale measures it better")
 SMALL_BLOCK = 4096
 
 
@@ -105,7 +110,7 @@ class FioBackend:
             job_file.write_text(text)
             doc, notes = parse.split_output(runner.run_job(job_file, self._commands))
             found = parse.directions(parse.job_of(doc))
-            latencies = logs.read_latencies(prefix.parent / f"{prefix.name}_clat.1.log")
+            latencies = logs.read_latencies(_lat_log(prefix))
         # at QD1 the drive is busy for the sum of the latencies; fio's runtime includes the idles
         if self.kind == "file":
             notes = (FILE_WAKE_NOTE, *notes)
@@ -147,8 +152,18 @@ class FioBackend:
             burst_busy = max((d.busy_s for d in found.values()), default=0.0)
             if self._io_window and (end := parse.report_time_s(doc)) is not None:
                 self._io_window(end - burst_busy, end)
+            if logs_each_io(step, invocation):
+                # timed by its I/Os' completions: fio's whole milliseconds are too coarse for it
+                completions = logs.read_completions(_lat_log(prefix))
+                burst_busy = logs.busy_from_completions(completions, burst_busy)
+                found = {name: d.model_copy(update={"busy_s": burst_busy}) for name, d in found.items()}
+                raw_windows = logs.completion_windows(completions)
+                if burst_busy < SHORT_RUN_S and SHORT_RUN_NOTE not in notes:
+                    notes.append(SHORT_RUN_NOTE)
+            else:
+                raw_windows = logs.read_windows(_bw_log(prefix))
             burst_bytes = sum(d.bytes for name, d in found.items() if name != "trim")
-            burst_windows = logs.calibrated(logs.read_windows(_bw_log(prefix)), burst_bytes, burst_busy)
+            burst_windows = logs.calibrated(raw_windows, burst_bytes, burst_busy)
             if step.rw is not Op.TRIM:  # a TRIM moves no data: no MB/s series
                 seconds += logs.per_second(burst_windows, step.bs, offset_s=busy)
             windows += [logs.Window(w.end_s + busy, w.nbytes) for w in burst_windows]
@@ -195,3 +210,7 @@ class FioBackend:
 
 def _bw_log(prefix: Path) -> Path:
     return prefix.parent / f"{prefix.name}_bw.1.log"
+
+
+def _lat_log(prefix: Path) -> Path:
+    return prefix.parent / f"{prefix.name}_clat.1.log"

@@ -29,6 +29,7 @@ PERCENTILES = "50:99:99.9:99.99"
 # Bandwidth samples averaged over this window: fine enough for a per-GiB curve at
 # several GB/s (a GiB takes ~150 ms at 7 GB/s), coarse enough to cost nothing.
 LOG_AVG_MSEC = 50
+PER_IO_LOG_MAX = 65536   # I/Os of a run that logs each one: about 2 MB of log
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,20 @@ class Invocation:
         return cls(offset=step.offset + (index % slots) * burst, io_size=burst, randseed=index + 1)
 
 
+def logs_each_io(step: Step, invocation: Invocation) -> bool:
+    """A run of at most PER_IO_LOG_MAX I/Os logs each one (its log stays small)."""
+    if step.time_based:
+        return False
+    nbytes = invocation.io_size if invocation.io_size is not None else step.bytes_limit
+    return nbytes // step.bs <= PER_IO_LOG_MAX
+
+
 def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_prefix: Path,
              thinktime_s: float | None = None) -> str:
-    """With `thinktime_s` (idle-wake), fio idles that long after every I/O (none for 0) and
-    logs each I/O's latency (`write_lat_log`, unaveraged) instead of the bandwidth."""
+    """With `thinktime_s` (idle-wake), fio idles that long after every I/O (none for 0). That
+    run, and a run of at most PER_IO_LOG_MAX I/Os (one too short, at small scale, for fio's
+    whole milliseconds to time), log each I/O's latency and completion (`write_lat_log`,
+    unaveraged) instead of the averaged bandwidth."""
     size = step.size - (invocation.offset - step.offset)
     lines = [
         f"[{step.label.replace(' ', '_').replace(']', '').replace('[', '') or 'step'}]",
@@ -80,7 +91,7 @@ def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_
     if thinktime_s:
         lines += [f"thinktime={round(thinktime_s * 1e6)}us", "thinktime_blocks=1"]
     lines.append(f"percentile_list={PERCENTILES}")
-    if thinktime_s is None:
+    if thinktime_s is None and not logs_each_io(step, invocation):
         lines += [f"write_bw_log={log_prefix}", f"log_avg_msec={LOG_AVG_MSEC}"]
     else:
         lines += [f"write_lat_log={log_prefix}", "log_avg_msec=0"]

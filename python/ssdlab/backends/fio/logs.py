@@ -59,6 +59,54 @@ def read_latencies(path: Path) -> tuple[int, ...]:
     return tuple(found)
 
 
+@dataclass(frozen=True)
+class Completion:
+    t_ms: int      # fio's time of the I/O's completion, whole ms since the job started
+    nbytes: int
+
+
+def read_completions(path: Path) -> list[Completion]:
+    """Every I/O of an unaveraged latency log, in order (`time_ms, latency_ns, direction,
+    bs, ...`); none when fio wrote no log."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return []
+    found = []
+    for line in text.splitlines():
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) >= 4:
+            found.append(Completion(int(fields[0]), int(fields[3])))
+    return found
+
+
+def completion_windows(completions: list[Completion]) -> list[Window]:
+    """The bytes completed in each millisecond, as windows ending at its end."""
+    by_ms: dict[int, float] = {}
+    for c in completions:
+        by_ms[c.t_ms] = by_ms.get(c.t_ms, 0.0) + c.nbytes
+    return [Window((t + 1) / 1000, b) for t, b in sorted(by_ms.items())]
+
+
+def busy_from_completions(completions: list[Completion], runtime_s: float) -> float:
+    """The run's busy time at a finer clock than fio's runtime (whole milliseconds since the
+    job started, rounded up): when in its last millisecond its last I/O completed, from the
+    rate at which I/Os completed in the whole milliseconds before (after the first, which
+    holds the job's start). Kept inside the millisecond fio's runtime allows; fio's runtime
+    when the I/Os completed within one millisecond."""
+    if not completions:
+        return runtime_s
+    last = max(c.t_ms for c in completions)
+    in_last = sum(1 for c in completions if c.t_ms == last)
+    steady = [c for c in completions if 1 <= c.t_ms < last] if last >= 2 else \
+        [c for c in completions if c.t_ms < last]
+    if last < 1 or not steady:
+        return runtime_s
+    rate = len(steady) / (last - 1 if last >= 2 else last)  # I/Os per ms
+    end_ms = last + min(in_last / rate, 1.0)
+    return min(max(end_ms / 1000, runtime_s - 0.001), runtime_s)
+
+
 def calibrated(windows: list[Window], total_bytes: int, busy_s: float) -> list[Window]:
     """Scale to fio's own byte count; put what the log missed at the end of the run."""
     logged = sum(w.nbytes for w in windows)
