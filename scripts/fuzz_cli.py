@@ -66,6 +66,9 @@ class Case:
     commands: list[Argv]                          # after `python -m ssdlab`, run in order
     files: dict[str, bytes] = field(default_factory=dict)
     needs_runs: bool = False                      # a copy of the database with two runs
+    # damage done to that copy: (where, as a share of its length; bytes overwritten, 0 to
+    # cut it there; seed of the bytes written)
+    damage: list[tuple[float, int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -165,6 +168,12 @@ OWN_JOBS = [
     b"[timed]\nrw=randread\nsize=10%\nruntime=50ms\ntime_based\niodepth=16\n",
     b"[trim]\nrw=trim\nbs=1m\noffset=1g\nsize=64m\n[after]\nrw=read\noffset=1g\nsize=8m\n",
     b"[wmix]\nreadwrite=rw\nrwmixwrite=30\nblocksize=64k\nsize=32m\nio_limit=8m\n",
+    (b"[global]\nsize=16m\nio_size=2m\n[a]\nrw=randrw\nnumjobs=3\nbssplit=4k/60:64k/40\nba=4k\n"
+     b"random_distribution=zoned:60/10:40/90\ngroup_reporting\n[b]\nrw=read:-8k\nflow=2\n"),
+    b"[v]\nrw=randwrite\nsize=4m\nverify=crc32c\niodepth=8\nioengine=libaio\nwrite_bw_log=v\n",
+    b"[ss]\nrw=randread\nsize=16m\nruntime=4\ntime_based\nss=iops_slope:1%\nss_dur=2\nss_ramp=1\n",
+    b"[t]\nrw=trimwrite\nsize=8m\nrate_iops=20000\n[z]\nstonewall\nrw=randread\nsize=8m\n"
+    b"random_distribution=zipf:1.2\nio_size=1m\n",
 ]
 FILL_CSV = b"gib,mbps\n" + b"".join(
     b"%d,%.1f\n" % (g, 3000.0 if g <= 6 else 900.0 if g <= 24 else 600.0) for g in range(1, 33))
@@ -264,9 +273,19 @@ def option_case(rng: random.Random, seeds: Seeds) -> Case:
     return Case("option", [argv], {"job.fio": OWN_JOBS[0]}, needs_runs=True)
 
 
+def recover_case(rng: random.Random, seeds: Seeds) -> Case:
+    """The runs database damaged (bytes overwritten, or cut short), recovered, and the copy
+    read by the commands that read runs."""
+    damage = [(rng.random(), rng.choice([0, 1, 16, 100, 4096, 65536]), rng.randrange(1 << 30))
+              for _ in range(rng.randint(1, 3))]
+    commands = [db(b"db", b"recover", b"ssdlab.db", b"-o", b"new.db"),
+                [b"runs", b"--db", b"new.db"], [b"show", b"latest", b"--db", b"new.db"]]
+    return Case("recover", commands, needs_runs=True, damage=damage)
+
+
 # How many inputs of each kind, per 1000.
-MIX = [(suite_case, 150), (preset_case, 200), (jobfile_case, 250), (csv_case, 150),
-       (name_case, 80), (option_case, 170)]
+MIX = [(suite_case, 150), (preset_case, 180), (jobfile_case, 230), (csv_case, 140),
+       (name_case, 80), (option_case, 160), (recover_case, 60)]
 
 
 def draw_cases(seed: int, count: int) -> list[Case]:
@@ -329,6 +348,7 @@ def run_case(index: int, case: Case, work: Path, runs_db: Path, timeout: float,
         (cwd / name).write_bytes(data)
     if case.needs_runs:
         shutil.copy(runs_db, cwd / "ssdlab.db")
+        damaged(cwd / "ssdlab.db", case.damage)
     started = time.monotonic()
     statuses, failures, stderr = [], set(), []
     for argv in case.commands:
@@ -338,6 +358,18 @@ def run_case(index: int, case: Case, work: Path, runs_db: Path, timeout: float,
         stderr.append(err)
     shutil.rmtree(cwd, ignore_errors=True)
     return Outcome(index, case, statuses, failures, "\n".join(stderr), time.monotonic() - started)
+
+
+def damaged(path: Path, damage: list[tuple[float, int, int]]) -> None:
+    """`path` with each damage done: bytes overwritten at a share of its length, or cut there."""
+    for share, length, seed in damage:
+        size = path.stat().st_size
+        with path.open("r+b") as f:
+            if length == 0:
+                f.truncate(int(share * size))
+            else:
+                f.seek(int(share * size))
+                f.write(random.Random(seed).randbytes(length))
 
 
 def make_runs_db(work: Path) -> Path:
@@ -357,7 +389,7 @@ def save(outcome: Outcome, out: Path) -> Path:
     where.mkdir(parents=True, exist_ok=True)
     case = outcome.case
     (where / "case.json").write_text(json.dumps({
-        "kind": case.kind, "needs_runs": case.needs_runs,
+        "kind": case.kind, "needs_runs": case.needs_runs, "damage": case.damage,
         "commands": [[base64.b64encode(a).decode() for a in argv] for argv in case.commands],
         "files": {name: base64.b64encode(data).decode() for name, data in case.files.items()},
         "statuses": outcome.statuses, "failures": sorted(outcome.failures)}, indent=1))
@@ -371,7 +403,7 @@ def load(where: Path) -> Case:
     doc = json.loads((where / "case.json").read_text())
     return Case(doc["kind"], [[base64.b64decode(a) for a in argv] for argv in doc["commands"]],
                 {name: base64.b64decode(data) for name, data in doc["files"].items()},
-                doc["needs_runs"])
+                doc["needs_runs"], [tuple(d) for d in doc.get("damage", [])])
 
 
 def shown(argv: Argv) -> str:
