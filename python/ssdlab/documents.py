@@ -69,7 +69,9 @@ def run_document(store: Store, run_id: int, full: bool = False) -> dict[str, Any
             "steps": [step_document(s, full) for s in store.steps(run_id, rec.seq)],
         })
     test_ids = {rec.seq: rec.test.id for rec in records}
-    return {"run": run.model_dump(mode="json"), "engine": extras["engine"],
+    # each measured step run this many times (`run --repeat`); 1 for a run stored before it
+    repeat = int(extras["options"].get("repeat", 1))
+    return {"run": {**run.model_dump(mode="json"), "repeat": repeat}, "engine": extras["engine"],
             "alarms": [{"test": t["id"], "alarm": alarm} for t in tests if t["health"]
                        for alarm in t["health"]["alarms"]],
             "telemetry_notes": [{"test": test_ids.get(n.seq), "step": n.idx, "note": n.note}

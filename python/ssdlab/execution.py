@@ -18,6 +18,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
+from ssdlab import repeats
 from ssdlab.backends import Backend, StepOutcome
 from ssdlab.backends.sim import SimBackend
 from ssdlab.catalogue import PowerTest, Scale, lookup
@@ -59,7 +60,7 @@ class SilentReporter:
 
 
 def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
-            telemetry: RunTelemetry | None = None, scale: Scale | None = None) -> None:
+            telemetry: RunTelemetry | None = None, scale: Scale | None = None, repeat: int = 1) -> None:
     """Run every test of the run that is not done; mark the run done at the end.
 
     A test the target cannot run (a power test without the telemetry it needs) is skipped
@@ -83,7 +84,8 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
         before = telemetry.health()
         store.save_test_telemetry(run_id, seq, TestHealth(before=before))
         _store_notes(store, run_id, telemetry, reporter, seq)
-        run = _TestRun(store, run_id, seq, backend, telemetry, reporter, scale)
+        power = isinstance(definition, PowerTest)  # its procedure sets its own repetitions
+        run = _TestRun(store, run_id, seq, backend, telemetry, reporter, scale, 1 if power else repeat)
         try:
             for step in test.steps:
                 run.run_step(step)
@@ -95,7 +97,7 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
         throttles = _test_ended(store, run_id, record, telemetry, reporter, before, run.watched)
         try:
             score = (definition.result(found, run.measured, throttles) if isinstance(definition, PowerTest)
-                     else definition.score(run.measured))
+                     else repeats.spread(definition.score(run.measured), run.measured, definition.score))
         except SsdlabError as exc:
             store.fail_test(run_id, seq, str(exc))
             raise
@@ -109,17 +111,20 @@ class _TestRun:
     uses (catalogue.power.TestRun)."""
 
     def __init__(self, store: Store, run_id: int, seq: int, backend: Backend, telemetry: RunTelemetry,
-                 reporter: Reporter, scale: Scale) -> None:
+                 reporter: Reporter, scale: Scale, repeat: int = 1) -> None:
         self.store, self.run_id, self.seq, self.backend = store, run_id, seq, backend
-        self.telemetry, self.reporter, self.scale = telemetry, reporter, scale
+        self.telemetry, self.reporter, self.scale, self.repeat = telemetry, reporter, scale, repeat
         self.measured: list[tuple[Step, StepResult]] = []
         self.watched: list[tuple[int, StepResult, StepTelemetry]] = []
 
     def run_step(self, step: Step) -> None:
-        """A step with the sampler and the meter beside it."""
+        """A step with the sampler and the meter beside it; a measured one `repeat` times
+        (repeats.py)."""
         self.reporter.step_started(len(self.watched), step)
+        times = self.repeat if step.phase is Phase.MEASURE else 1
         with self.telemetry.watching_step():
-            outcome = self.backend.run_step(step, self.reporter.step_progress)
+            outcomes = [self.backend.run_step(step, self.reporter.step_progress) for _ in range(times)]
+        outcome = outcomes[0] if times == 1 else repeats.repeated(outcomes)
         self._save(step, outcome, *self.telemetry.step_result(outcome.result, outcome.temperature_c,
                                                              outcome.thermal_transitions))
 

@@ -27,6 +27,7 @@ from ssdlab.execution import Reporter, execute
 from ssdlab.external import Commands
 from ssdlab.model import RunStatus, Test, TestStatus
 from ssdlab.presets import Preset, load_preset
+from ssdlab.repeats import MAX_REPEAT
 from ssdlab.store import Store
 from ssdlab.suites import load_suite, parse_suite
 from ssdlab.targets import Target, TargetKind, consent, files, identity, purge, resolve, safety
@@ -59,6 +60,7 @@ class RunRequest:
     no_low_power_states: bool = False  # --no-low-power-states
     cooling: Cooling | None = None  # --cooling
     ambient_c: float | None = None  # --ambient-c
+    repeat: int = 1  # --repeat: each measured step this many times (repeats.py)
 
 
 def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
@@ -141,8 +143,9 @@ def dry_run_document(request: RunRequest) -> dict:
     return {"target": request.target, "capacity": capacity, "scale": request.scale.factor,
             "tests": [{"id": t.id, "steps": [s.model_dump(mode="json", include=set(keys)) for s in t.steps],
                        **({"skipped": skipped[t.id]} if t.id in skipped else {})} for t in tests],
-            "estimated_seconds": round(sum(estimated_seconds(t, request.scale) for t in tests if t.id not in skipped)),
-            "clock": clock, "refusals": refusals}
+            "estimated_seconds": round(sum(estimated_seconds(t, request.scale, request.repeat)
+                                           for t in tests if t.id not in skipped)),
+            "repeat": request.repeat, "clock": clock, "refusals": refusals}
 
 
 def planned_skips(request: RunRequest, tests: list[Test], capacity: int, has_meter: bool,
@@ -231,18 +234,18 @@ def _simulated_telemetry(spec: str, backend: SimBackend) -> RunTelemetry:
 
 def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
              show_progress: bool | Callable[[int, list[Test]], Reporter], telemetry: RunTelemetry,
-             scale: Scale) -> None:
+             scale: Scale, repeat: int = 1) -> None:
     """`show_progress`: a progress bar, or not, or a reporter made for the run's id and tests."""
     try:  # from the moment the run exists: an interrupt then always says how to resume
         from ssdlab.cli.progress import AlarmReporter, ProgressReporter
         if callable(show_progress):
-            execute(store, run_id, backend, show_progress(run_id, tests), telemetry, scale)
+            execute(store, run_id, backend, show_progress(run_id, tests), telemetry, scale, repeat)
             return
         if not show_progress:
-            execute(store, run_id, backend, AlarmReporter(), telemetry, scale)
+            execute(store, run_id, backend, AlarmReporter(), telemetry, scale, repeat)
             return
         with ProgressReporter(tests, scale) as reporter:
-            execute(store, run_id, backend, reporter, telemetry, scale)
+            execute(store, run_id, backend, reporter, telemetry, scale, repeat)
     except KeyboardInterrupt:
         raise Interrupted(f"run {run_id} interrupted; finished tests are stored. "
                           f"`ssdlab resume {run_id}` continues from the first unfinished test") from None
@@ -256,7 +259,9 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
     meter = power_meter(request)
     host = sim_host(request)
     suite_name, suite_toml, test_ids = selected_tests(request)
-    options: dict = {"force": request.force, "power_meter": request.power_meter}
+    if not 1 <= request.repeat <= MAX_REPEAT:
+        raise SsdlabError(f"--repeat {request.repeat}: give 1 to {MAX_REPEAT} (each measured step that many times)")
+    options: dict = {"force": request.force, "power_meter": request.power_meter, "repeat": request.repeat}
     with ExitStack() as holds:
         if host is not None:
             backend, ident = open_simulated(request.target, host=host)
@@ -279,7 +284,7 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
             identity=ident, host=identity.host_identity(commands), engine=backend.describe(),
             options=options,
             before_commit=lambda new_id: holds.enter_context(locks.hold_run(store.path, new_id)))
-        _execute(store, run_id, backend, tests, show_progress, telemetry, request.scale)
+        _execute(store, run_id, backend, tests, show_progress, telemetry, request.scale, request.repeat)
     return run_id
 
 
@@ -307,7 +312,8 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
                                           destroy_data, meter, SYSFS, recorded_identity=run.identity, reuse=True)
         store.set_run_engine(run_id, backend.describe())
         pending = [r.test for r in store.tests(run_id) if r.status not in (TestStatus.DONE, TestStatus.SKIPPED)]
-        _execute(store, run_id, backend, pending, show_progress, telemetry, Scale(run.scale))
+        _execute(store, run_id, backend, pending, show_progress, telemetry, Scale(run.scale),
+                 int(extras["options"].get("repeat", 1)))
     return run_id
 
 

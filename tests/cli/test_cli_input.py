@@ -128,10 +128,10 @@ def test_nonsense_options_of_run_are_refused_and_nothing_is_stored(tmp_path, arg
 # -- fio job files for the simulator --------------------------------------------------
 
 @pytest.mark.parametrize("option, phrase", [
-    ("bs=0", "bs=0: must be from 512 B to 64 MiB"),
+    ("bs=0", "bs=0: must be from 512 B to 1 GiB"),
     ("bs=1000", "bs=1000: must be a multiple of 512 bytes"),
     ("bs=-4k", "bs=-4k: '-4k' is not a size"),
-    ("bs=1g", "bs=1g: must be from 512 B to 64 MiB"),
+    ("bs=2g", "bs=2g: must be from 512 B to 1 GiB"),
     ("bs=4q", "bs=4q: '4q' is not a size"),
     ("bs=" + "9" * 100, "is too large"),
     ("thinktime_blocks=0", "thinktime_blocks=0: must be from 1 to 2147483647"),

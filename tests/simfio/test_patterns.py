@@ -115,8 +115,8 @@ def test_bssplit_kb_base_1000():
     (":4k/100", "empty entry"),
     # [io] fio: "size too small ... < 18446744073709551565"
     ("50%/100", "percentage is not taken"),
-    ("256/100", "from 512 B to 64 MiB"),
-    ("128m/100", "from 512 B to 64 MiB"),
+    ("256/100", "from 512 B to 1 GiB"),
+    ("2g/100", "from 512 B to 1 GiB"),
     ("4607/100", "multiple of 512 bytes"),
     ("4k/50:1mib/50", "multiple of 512 bytes"),        # values.py: mib is 1000 * 1000 bytes at kb_base 1024
     ("4k/50:8k/50,4k/50:8k/50,4k/50:8k/50,4k", "at most three"),
@@ -417,7 +417,7 @@ def test_blockalign(text, expected):
     ("0", "from 512 to"),                # [src] minval 1
     ("256", "from 512 to"),
     ("1000", "sectors"),
-    ("128m", "from 512 to"),
+    ("2g", "from 512 to"),
     ("4k:8k", "as commas"),
     ("10%", "percentage"),
 ])
@@ -508,7 +508,7 @@ def test_a_bssplit_taken_draws_100_percent(text):
         if split:
             assert sum(p for _, p in split) == 100
             assert [p for _, p in split[:-1]] == sorted(p for _, p in split[:-1])
-            assert all(512 <= s <= 64 * M and s % 512 == 0 for s, _ in split)
+            assert all(512 <= s <= 1024 * M and s % 512 == 0 for s, _ in split)
 
 
 @settings(max_examples=300, deadline=None)

@@ -194,3 +194,11 @@ def test_reads_of_a_fresh_drive_are_said_to_find_no_data_and_prefill_writes_it(t
     assert "never written" not in prefilled.stderr
     iops = [json.loads(p.stdout)["jobs"][0]["read"]["iops"] for p in (fresh, prefilled)]
     assert iops[0] > 2 * iops[1]  # zeroes from the controller, against data from the flash
+
+
+def test_a_trim_of_1_gib_blocks_runs_as_fio_takes_it(tmp_path):
+    """fio sets no largest block size: a TRIM in 1 GiB blocks is valid fio, and runs."""
+    jobfile = tmp_path / "t.fio"
+    jobfile.write_text("[t]\nrw=trim\nbs=1g\nsize=4g\n")
+    [job] = json.loads(run_cli("sim", "fio", jobfile, "--drive", SMALL).stdout)["jobs"]
+    assert job["trim"]["total_ios"] == 4 and job["trim"]["io_bytes"] == 4 << 30

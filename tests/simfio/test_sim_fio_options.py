@@ -152,7 +152,7 @@ def test_bs_takes_a_size_per_direction_as_fio_does(rw, bs, expected):
 @pytest.mark.parametrize("bs, problem", [
     ("4k,64k", "different read and write block sizes in one job are not simulated yet"),
     ("4k,4k,4k,4k", "at most three sizes"), ("4k,1.5k", "fio 3.33 drops a fraction"),
-    ("1000", "must be a multiple of 512 bytes"), ("0", "must be from 512 B to 64 MiB")])
+    ("1000", "must be a multiple of 512 bytes"), ("0", "must be from 512 B to 1 GiB")])
 def test_block_sizes_the_simulator_cannot_run_are_refused(bs, problem):
     assert problem in refusal(f"[a]\nrw=randrw\nbs={bs}\nsize=1m\n")
 

@@ -10,7 +10,7 @@ from ssdlab.catalogue.lab import LAB_TESTS
 from ssdlab.catalogue.power import POWER_TESTS, PowerTest
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Test
+from ssdlab.model import Phase, Test
 
 CATALOGUE: dict[str, TestDef | PowerTest] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS,
                                                              *POWER_TESTS)}
@@ -42,12 +42,15 @@ def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity:
     return [lookup(t).compile(scale, capacity) for t in test_ids]
 
 
-def estimated_seconds(test: Test, scale: Scale) -> float:
-    """How long a compiled test takes, roughly: its steps, and what a power test does beyond
-    them (idle-wake's timed reads and their idles, idle-power's idle)."""
+def estimated_seconds(test: Test, scale: Scale, repeat: int = 1) -> float:
+    """How long a compiled test takes, roughly: its steps (a measured one `repeat` times,
+    except in a power test: repeats.py), and what a power test does beyond them (idle-wake's
+    timed reads and their idles, idle-power's idle)."""
     definition = lookup(test.id)
-    beyond = definition.run_seconds(scale) if isinstance(definition, PowerTest) else 0.0
-    return sum(step_seconds(s) for s in test.steps) + beyond
+    power = isinstance(definition, PowerTest)
+    beyond = definition.run_seconds(scale) if power else 0.0
+    times = 1 if power else repeat
+    return sum(step_seconds(s) * (times if s.phase is Phase.MEASURE else 1) for s in test.steps) + beyond
 
 
 __all__ = ["CATALOGUE", "PowerTest", "Scale", "TestDef", "check_selection", "compile_tests", "estimated_seconds",

@@ -20,7 +20,7 @@ def compare_command(run_ids: RunIdsArgument, db: DbOption = None,
     """Compare the primary scores of runs; differences are relative to the first run."""
     # the report's modules load altair (a fifth of a second): only the commands that use them
     from ssdlab.report.data import gather
-    from ssdlab.report.summary import format_relative, format_value, score_rows, summary_json
+    from ssdlab.report.summary import format_relative, format_spread, format_value, score_rows, summary_json
 
     with Store.open_existing(db, readonly=True) as store:
         data = gather(store, [store.resolve_run_id(text) for text in run_ids])
@@ -37,7 +37,8 @@ def compare_command(run_ids: RunIdsArgument, db: DbOption = None,
         table.add_column(shown(run.label), justify="right")
     for row in score_rows(data):
         table.add_row(row.test, row.score_name,
-                      *(f"{format_value(c)}\n{format_relative(c)}".strip() for c in row.cells))
+                      *("\n".join(filter(None, (format_value(c), format_spread(c), format_relative(c))))
+                        for c in row.cells))
     console.print(table)
 
 

@@ -69,6 +69,9 @@ def run_command(
     jobs: Annotated[int | None, typer.Option(
         help="several sim: targets: how many drives run at once (default: one per usable core, as far as the "
              "available memory allows)")] = None,
+    repeat: Annotated[int, typer.Option(
+        metavar="N", help="run each measured step N times (1-10): scores are the mean over the runs, with "
+                          "their spread; `compare` marks differences inside it")] = 1,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan; touch nothing")] = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -80,7 +83,7 @@ def run_command(
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
         power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),
         apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states, cooling=cooling,
-        ambient_c=ambient_c)
+        ambient_c=ambient_c, repeat=repeat)
     runs = plan([require_utf8(t, "the target") for t in targets], shared, jobs)
     if dry_run:
         _dry_run(runs.requests, json_out)

@@ -26,8 +26,9 @@ def show_command(run_id: RunIdArgument,
         return
     run = doc["run"]
     ident = run["identity"]
+    repeat = f"  repeat {run['repeat']}" if run.get("repeat", 1) > 1 else ""
     console.print(f"[bold]run {run['id']}[/] {shown(run['name'] or '')}  {shown(run['target'])}  "
-                  f"suite {shown(run['suite'])}  scale {run['scale']:g}  \\[{run['status']}]")
+                  f"suite {shown(run['suite'])}  scale {run['scale']:g}{repeat}  \\[{run['status']}]")
     for alarm in doc["alarms"]:
         print_alarm(console, alarm["test"], alarm["alarm"])
     described = ", ".join(f"{k}={shown(v)}" for k, v in ident.items() if v not in (None, ""))
@@ -39,7 +40,7 @@ def show_command(run_id: RunIdArgument,
     scores = Table("test", "status", "score", "primary score")
     for t in doc["tests"]:
         s = t["primary_score"]
-        scores.add_row(t["id"], t["status"], f"{s['value']:.1f} {s['unit']}" if s else "",
+        scores.add_row(t["id"], t["status"], score_text(s) if s else "",
                        s["name"] if s else shown(t["error"] or "", multiline=True))
     console.print(scores)
     for t in doc["tests"]:
@@ -47,6 +48,14 @@ def show_command(run_id: RunIdArgument,
         _steps(t)
         _health(t)
         _throttles(t)
+
+
+def score_text(s: dict) -> str:
+    """'105.9 MB/s', and with `run --repeat` the runs' spread: '105.9 MB/s (105.8-106.0, 3 runs)'."""
+    text = f"{s['value']:.1f} {s['unit']}" if s.get("value") is not None else ""
+    if spread := s.get("spread"):
+        text += f" ({spread['min']:.1f}-{spread['max']:.1f}, {spread['runs']} runs)"
+    return text
 
 
 def _steps(t: dict) -> None:

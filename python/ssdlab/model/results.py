@@ -149,6 +149,9 @@ class StepResult(BaseModel):
     energy_j: float | None = Field(
         default=None, gt=0, description="joules the drive used over the busy time, when a power "
                                         "source knows it (a power meter, a power model)")
+    repetitions: tuple[StepResult, ...] = Field(
+        default=(), max_length=10, description="with `run --repeat N`: each run of the step, this "
+                                               "result being all of them together")
 
     @property
     def directions(self) -> dict[str, DirectionResult]:
@@ -192,6 +195,8 @@ class StepResult(BaseModel):
         out: dict = {"iops": round(self.iops, 1), "mbps": round(self.mbps, 2),
                      "busy_s": round(self.busy_s, 3), "idle_s": round(self.idle_s, 3),
                      "bursts": self.bursts, "started_at": self.started_at}
+        if self.repetitions:
+            out["repetitions"] = [{"iops": round(r.iops, 1), "mbps": round(r.mbps, 2)} for r in self.repetitions]
         if self.energy_j is not None:
             out.update(energy_j=round(self.energy_j, 3), watts=round(self.watts, 3),
                        mbps_per_w=round(self.mbps_per_w, 3), kiops_per_w=round(self.kiops_per_w, 4))

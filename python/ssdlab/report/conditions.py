@@ -15,7 +15,8 @@ from ssdlab.units import format_bytes
 def run_conditions(data: RunData) -> Table:
     run = data.run
     rows = [("target", run.target), ("target kind", run.target_kind), ("suite", run.suite),
-            ("scale", f"{run.scale:g}"), ("status", run.status.value),
+            ("scale", f"{run.scale:g}"), ("measured steps run", f"{data.repeat} time(s) each"),
+            ("status", run.status.value),
             ("started (UTC)", run.created_at), ("finished (UTC)", run.finished_at or ""),
             ("ssdlab version", run.ssdlab_version or "")]
     for prefix, values in (("target", run.identity), ("host", run.host), ("engine", data.engine)):

@@ -19,6 +19,7 @@ class RunData:
     run: Run
     engine: dict[str, Any]
     telemetry_notes: tuple[str, ...] = ()  # each prefixed with the test and step it concerns
+    repeat: int = 1  # each measured step run this many times (`run --repeat`)
 
     @property
     def label(self) -> str:
@@ -81,7 +82,8 @@ def gather(store: Store, run_ids: list[int]) -> ReportData:
     if repeated := sorted({i for i in run_ids if run_ids.count(i) > 1}):
         raise SsdlabError(f"run {', '.join(map(str, repeated))} is given more than once: "
                           "give each run once")
-    runs = tuple(RunData(store.run(i), store.run_extras(i)["engine"], _notes(store, i)) for i in run_ids)
+    runs = tuple(RunData(store.run(i), (extras := store.run_extras(i))["engine"], _notes(store, i),
+                         int(extras["options"].get("repeat", 1))) for i in run_ids)
     by_test: dict[str, list[TestRun]] = {}
     titles: dict[str, str] = {}
     for run in runs:

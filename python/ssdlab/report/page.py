@@ -19,7 +19,7 @@ from markupsafe import Markup
 from ssdlab.report.conditions import run_conditions
 from ssdlab.report.data import ReportData
 from ssdlab.report.sections import Section, anchor
-from ssdlab.report.summary import format_relative, format_value, score_rows
+from ssdlab.report.summary import format_relative, format_spread, format_value, score_rows
 
 _SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
 _env = jinja2.Environment(loader=jinja2.PackageLoader("ssdlab.report"), autoescape=True,
@@ -31,7 +31,7 @@ def render(data: ReportData, sections: list[Section]) -> str:
     return _env.get_template("report.html.j2").render(
         runs=data.runs, rows=score_rows(data), sections=sections, alarms=data.alarms,
         conditions=[run_conditions(r) for r in data.runs],
-        format_value=format_value, format_relative=format_relative, anchor=anchor,
+        format_value=format_value, format_relative=format_relative, format_spread=format_spread, anchor=anchor,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
         vega_js=_js_in_script(vega_javascript()), specs_json=_json_in_script(charts))
 

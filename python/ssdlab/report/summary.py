@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ssdlab.repeats import alike
 from ssdlab.report.data import ReportData
 
 
@@ -15,6 +16,10 @@ class ScoreCell:
     value: float
     unit: str
     relative_pct: float | None  # vs the first run; None for the first run or no comparable value
+    # with `run --repeat`: (min, max, runs) of the score over the runs
+    spread: tuple[float, float, int] | None = None
+    # the difference to the first run is inside the runs' spread (repeats.alike)
+    within_spread: bool = False
 
 
 # A run without a score for a test: the test's state (skipped, failed, pending, ...), or
@@ -52,7 +57,10 @@ def _cell(score: dict[str, Any] | None, first: dict[str, Any] | None,
     comparable = (not is_first and first is not None and first["value"]
                   and first["unit"] == score["unit"])
     relative = (score["value"] - first["value"]) / first["value"] * 100 if comparable else None
-    return ScoreCell(score["value"], score["unit"], relative)
+    known = score.get("spread")
+    return ScoreCell(score["value"], score["unit"], relative,
+                     (known["min"], known["max"], known["runs"]) if known else None,
+                     bool(comparable and first is not None and alike(score, first)))
 
 
 def format_value(cell: ScoreCell | Unscored) -> str:
@@ -68,8 +76,19 @@ def format_value(cell: ScoreCell | Unscored) -> str:
 
 
 def format_relative(cell: ScoreCell | Unscored) -> str:
-    """'+12.3 %', '-4.0 %'; empty for the first run and where nothing compares."""
-    return "" if isinstance(cell, Unscored) or cell.relative_pct is None else f"{cell.relative_pct:+.1f} %"
+    """'+12.3 %', '-4.0 %'; '+0.4 % (within spread)' where the difference is inside what
+    repeating the runs showed; empty for the first run and where nothing compares."""
+    if isinstance(cell, Unscored) or cell.relative_pct is None:
+        return ""
+    return f"{cell.relative_pct:+.1f} %" + (" (within spread)" if cell.within_spread else "")
+
+
+def format_spread(cell: ScoreCell | Unscored) -> str:
+    """'105.8-106.0 over 3 runs' with `run --repeat`; else empty."""
+    if isinstance(cell, Unscored) or cell.spread is None:
+        return ""
+    low, high, runs = cell.spread
+    return f"{low:,.1f}-{high:,.1f} over {runs} runs"
 
 
 def summary_json(data: ReportData) -> dict[str, Any]:
@@ -84,5 +103,11 @@ def _cell_json(cell: ScoreCell | Unscored) -> dict[str, Any] | None:
     """None where the run has no such test; else its score, or the state it is in."""
     if isinstance(cell, Unscored):
         return {"value": None, "status": cell} if cell else None
-    return {"value": cell.value, "unit": cell.unit,
-            "relative_pct": None if cell.relative_pct is None else round(cell.relative_pct, 2)}
+    out = {"value": cell.value, "unit": cell.unit,
+           "relative_pct": None if cell.relative_pct is None else round(cell.relative_pct, 2)}
+    if cell.spread is not None:
+        low, high, runs = cell.spread
+        out["spread"] = {"min": low, "max": high, "runs": runs}
+    if cell.spread is not None or cell.within_spread:
+        out["within_spread"] = cell.within_spread
+    return out

@@ -30,8 +30,8 @@ What fio reads other than it looks, and is refused here:
   sequential; a count written with a unit (`randread:2k` is 2);
 - units in percentages, and `%` in sizes (fio computes a huge size from it).
 
-Bounds: block sizes and alignments 512 B to 64 MiB in 512-byte sectors (the simulator's,
-as run.py's bs=), at most fio's 64 bssplit entries and 256 zones per direction, counts
+Bounds: block sizes and alignments 512 B to 1 GiB in 512-byte sectors (the simulator's,
+as run.py's bs=, up to 1 GiB), at most fio's 64 bssplit entries and 256 zones per direction, counts
 within fio's int, text at most 4096 characters.
 """
 
@@ -46,7 +46,9 @@ from ssdlab.simfio.values import ValueProblem, fio_size
 
 DIRECTIONS = ("read", "write", "trim")
 SECTOR = 512                  # the simulator's unit of blocks and offsets (run.py's)
-MAX_BS = 64 * 1024 * 1024     # drives take a few MiB per command; Linux splits larger I/O
+# fio sets no largest block; the simulator's largest command (crates/ssdsim/src/bounds.rs
+# STEP_BS): a TRIM of 1 GiB is valid fio
+MAX_BS = 1024 * 1024 * 1024
 MAX_TEXT = 4096               # longer than any sensible value
 BSSPLIT_MAX = 64              # fio's, per direction (thread_options.h); it drops the rest
 ZONESPLIT_MAX = 256           # likewise for zones
@@ -491,7 +493,7 @@ def _block_bytes(text: str, kb_base: int, what: str, example: str) -> int:
 def block_size_problem(size: int) -> str | None:
     """What is wrong with a block of `size` bytes for the simulated drive; None: nothing."""
     if not SECTOR <= size <= MAX_BS:
-        return "must be from 512 B to 64 MiB"
+        return "must be from 512 B to 1 GiB"
     if size % SECTOR:
         return f"must be a multiple of {SECTOR} bytes, the simulated drive's sector"
     return None
