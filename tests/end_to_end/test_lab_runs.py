@@ -120,7 +120,10 @@ def test_both_suites_on_a_loop_device_with_fio(scratch):
     with loop_device(scratch / "disk.img", size=512 << 20) as device:
         consent = ("--destroy-data", device.name)
         lab = check_lab(run_suite(device, "lab", "0.001", db, *consent))
-        assert lab["trim"]["trim_ops"] == 4 and "trim_notes" not in lab["trim"]
+        # a device's TRIMs are discards, not a file's punched holes (a run this small may be
+        # said to be short: the fio backend's note on runs under 10 ms)
+        assert lab["trim"]["trim_ops"] == 4
+        assert not any("punched holes" in n for n in lab["trim"].get("trim_notes", []))
         light = lab["max-write-latency"]["by_case"]["light load 10 IOPS 4 KiB"]
         assert light["write_ios"] <= 11 and light["write_iops"] <= 11   # fio's rate_iops holds
         check_enterprise(run_suite(device, "enterprise", "0.001", db, *consent))
