@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ssdlab.backends import StepOutcome
-from ssdlab.model import DirectionResult, SecondPoint, Step, StepResult
+from ssdlab.model import SecondPoint, Step, StepResult
+from ssdlab.model.results import merged_directions
 
 MAX_REPEAT = 10
 # Counters of the drive that are states at the step's end, not flows over it: the last
@@ -32,8 +33,6 @@ def repeated(outcomes: Sequence[StepOutcome]) -> StepOutcome:
     for r in results:
         seconds += [SecondPoint(t_s=offset + p.t_s, mbps=p.mbps, iops=p.iops) for p in r.per_second]
         offset += r.busy_s + r.idle_s
-    directions = {name: DirectionResult.merge(getattr(r, name) for r in results if getattr(r, name))
-                  for name in ("read", "write", "trim") if any(getattr(r, name) for r in results)}
     energy = [r.energy_j for r in results]
     result = StepResult(
         started_at=first.started_at, busy_s=sum(r.busy_s for r in results),
@@ -42,7 +41,7 @@ def repeated(outcomes: Sequence[StepOutcome]) -> StepOutcome:
         device=_device([r.device for r in results]),
         notes=tuple(dict.fromkeys(n for r in results for n in r.notes)),
         energy_j=sum(energy) if all(e is not None for e in energy) else None,  # type: ignore[arg-type]
-        repetitions=tuple(results), **directions)
+        repetitions=tuple(results), **merged_directions(results))
     temperatures = [o.temperature_c for o in outcomes]
     transitions = [o.thermal_transitions for o in outcomes]
     return StepOutcome(result, tuple(c for o in outcomes for c in o.commands),

@@ -109,21 +109,22 @@ def _result(raw: dict, started: str) -> StepResult:
     energy = raw["energy"]
     return StepResult(
         started_at=started, busy_s=raw["busy_s"], idle_s=raw["idle_s"], bursts=raw["bursts"],
-        per_second=tuple(SecondPoint(t_s=t, mbps=m, iops=i) for t, m, i in raw["per_second"]),
         per_gib=tuple(GibPoint(gib=g, mbps=m) for g, m in raw["per_gib"]),
         engine=ENGINE, notes=tuple(raw["notes"]), device=raw["counters"] | _power(energy),
         # a step with no busy time (a purge of an empty drive) has no energy to show
-        energy_j=energy["busy_j"] if energy and energy["busy_j"] > 0 else None,
-        **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]})
+        energy_j=energy["busy_j"] if energy and energy["busy_j"] > 0 else None, **_figures(raw))
 
 
 def _job(raw: dict, started: str) -> JobFigures:
-    result = StepResult(
-        started_at=started, busy_s=raw["busy_s"], idle_s=0.0, engine=ENGINE,
-        per_second=tuple(SecondPoint(t_s=t, mbps=m, iops=i) for t, m, i in raw["per_second"]),
-        **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]})
+    result = StepResult(started_at=started, busy_s=raw["busy_s"], idle_s=0.0, engine=ENGINE, **_figures(raw))
     log = np.frombuffer(raw["io_log"], dtype="<u8").reshape(-1, 5)
     return JobFigures(raw["label"], result, log, raw["log_truncated"], raw["steady"])
+
+
+def _figures(raw: dict) -> dict:
+    """The directions and the per-second series of a step, or of one of its jobs."""
+    return {"per_second": tuple(SecondPoint(t_s=t, mbps=m, iops=i) for t, m, i in raw["per_second"]),
+            **{name: _direction(raw[name]) for name in ("read", "write", "trim") if raw[name]}}
 
 
 def _power(energy: dict | None) -> dict[str, float]:

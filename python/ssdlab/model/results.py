@@ -110,6 +110,13 @@ class DirectionResult(BaseModel):
                    latency=Latency.merge(p.latency for p in parts))
 
 
+def merged_directions(results: Iterable[StepResult]) -> dict[str, DirectionResult]:
+    """Each direction that any of `results` has, their figures added up (histograms too)."""
+    results = list(results)
+    return {name: DirectionResult.merge(d for r in results if (d := getattr(r, name)))
+            for name in ("read", "write", "trim") if any(getattr(r, name) for r in results)}
+
+
 class SecondPoint(BaseModel):
     """Throughput over one interval of the step (normally one second); `t_s` is its end."""
 

@@ -15,11 +15,11 @@ from dataclasses import replace
 from typing import Any
 
 from ssdlab import __version__
-from ssdlab.model import DirectionResult, Latency
-from ssdlab.model.results import clamped_percentile
+from ssdlab.model import DirectionResult, Latency, StepResult
+from ssdlab.model.results import clamped_percentile, merged_directions
 from ssdlab.model.steps import SteadyState
 from ssdlab.simfio.jobfile import Setting
-from ssdlab.simfio.run import JobPlan, JobRun, Report, merge
+from ssdlab.simfio.run import JobPlan, JobRun, Report
 from ssdlab.simfio.stats import (
     Samples,
     depth_levels,
@@ -85,9 +85,10 @@ def _reported(jobs: list[tuple[JobPlan, JobRun]]) -> list[tuple[int, JobPlan, Jo
 def _together(runs: list[JobRun]) -> JobRun:
     """Jobs reported as one, as fio's group_reporting: their I/O added up over the longest
     one's time."""
-    first = runs[0]
-    result = merge([r.result for r in runs])
-    return replace(first, result=result.model_copy(update={"busy_s": max(r.result.busy_s for r in runs)}),
+    first, results = runs[0], [r.result for r in runs]
+    result = StepResult(started_at=first.result.started_at, busy_s=max(r.busy_s for r in results),
+                        idle_s=0.0, engine=first.result.engine, **merged_directions(results))
+    return replace(first, result=result,
                    piece_ios=tuple(n for r in runs for n in r.piece_ios),
                    series=tuple(s for r in runs for s in r.series),
                    unwritten_read_bytes=sum(r.unwritten_read_bytes for r in runs))
@@ -197,9 +198,9 @@ def _latency_json(lat: Latency, with_percentiles: bool,
 
 
 def _disk_util(drive: str, jobs: list[tuple[JobPlan, JobRun]]) -> dict[str, Any]:
-    """The simulated drive's I/O over the whole run (ramps and prefill-free), as Linux's disk
-    statistics count it: commands (the drive's own counts, ramps included), milliseconds
-    spent on them, and the share of the time it was busy."""
+    """The simulated drive's I/O over the whole run, as Linux's disk statistics count it:
+    commands (the drive's own counts, ramps included), milliseconds spent on them, and the
+    share of the time it was busy (in each run of jobs at once, while its longest job ran)."""
     results = [run.result for _, run in jobs]
     devices = {run.batch: run.batch_device for _, run in jobs}
 
@@ -211,8 +212,10 @@ def _disk_util(drive: str, jobs: list[tuple[JobPlan, JobRun]]) -> dict[str, Any]
         return int(sum(device.get(f"host_{name}_commands", 0) for device in devices.values()))
 
     elapsed = sum(_batch_seconds(jobs).values())
-    busy = sum(min(run.batch_s, max(r.result.busy_s for _, r in jobs if r.batch == run.batch))
-               for run in {run.batch: run for _, run in jobs}.values())
+    longest: dict[int, float] = {}
+    for _, run in jobs:
+        longest[run.batch] = min(run.batch_s, max(longest.get(run.batch, 0.0), run.result.busy_s))
+    busy = sum(longest.values())
     return {"name": f"sim:{drive}", "read_ios": ios("read"), "write_ios": ios("write"),
             "read_merges": 0, "write_merges": 0, "read_ticks": ticks("read"),
             "write_ticks": ticks("write"), "in_queue": sum(ticks(n) for n in DIRECTIONS),

@@ -13,17 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
 
 from ssdlab.backends import JobFigures
-from ssdlab.backends.sim import ENGINE, SimBackend
+from ssdlab.backends.sim import SimBackend
 from ssdlab.catalogue.definitions import data_present
 from ssdlab.errors import SsdlabError, validation_problems
-from ssdlab.model import DirectionResult, Op, Step, StepResult
+from ssdlab.model import Op, Step, StepResult
 from ssdlab.model.steps import (
     UNLIMITED_BYTES,
     Flow,
@@ -58,7 +57,6 @@ MAX_THINKTIME_S = 3600.0
 MAX_THINKTIME_BLOCKS = (1 << 31) - 1   # fio's own limit (an int)
 MAX_JOBS = 1024              # jobs at once (numjobs counted): the simulator's bound
 MAX_LOG_AVG_MS = 3_600_000   # an hour per log line, far beyond any job's wish
-MAX_LOGGED_IOS = 5_000_000   # I/Os a job's log keeps (crates/ssdsim/src/run/recorder.rs)
 DEFAULT_ENGINE = "psync"     # fio 3.33's on Linux (os/os.h)
 CONTINUE_ON_ERROR = {"none": False, "0": False, "read": True, "write": True, "io": True,
                      "verify": True, "all": True, "1": True}
@@ -107,6 +105,7 @@ class JobRun:
     io_log: np.ndarray               # its commands, when it writes logs (run.py's _log)
     unwritten_read_bytes: int = 0    # of its reads, those of blocks never written (no NAND read)
     steady: dict | None = None       # its steady-state judgement (backends' JobFigures.steady)
+    log_truncated: bool = False      # it made more commands than the simulator's log keeps
 
     @property
     def elapsed_s(self) -> float:
@@ -502,7 +501,7 @@ def run_batch(backend: SimBackend, plans: list[JobPlan], index: int) -> list[Job
         r = f.result
         share = r.read.bytes / read_bytes if r.read and read_bytes else 0.0
         runs.append(JobRun(r, _pieces(p.step, r), _series(r), index, total.busy_s + total.idle_s,
-                           device, f.io_log, round(unwritten * share), f.steady))
+                           device, f.io_log, round(unwritten * share), f.steady, f.log_truncated))
     return runs
 
 
@@ -528,8 +527,8 @@ def write_logs(plans: list[JobPlan], runs: list[JobRun]) -> list[str]:
             continue
         end_ns = round(p.step.runtime * 1e9) if p.step.time_based and p.step.runtime else None
         write_fio_logs(p.logs, run.io_log, end_ns=end_ns)
-        if len(run.io_log) == MAX_LOGGED_IOS and run.result.ios > MAX_LOGGED_IOS:
-            notes.append(f"job [{p.step.label}]: its logs hold its first {MAX_LOGGED_IOS:,} I/Os of "
+        if run.log_truncated:
+            notes.append(f"job [{p.step.label}]: its logs hold its first {len(run.io_log):,} I/Os of "
                          f"{run.result.ios:,}, the most the simulator keeps per job")
     return notes
 
@@ -568,15 +567,3 @@ def _series(r: StepResult) -> tuple[tuple[float, float, float], ...]:
         out.append((begin, point.t_s, point.iops * (point.t_s - begin)))
         begin = point.t_s
     return tuple(out)
-
-
-def merge(pieces: list[StepResult]) -> StepResult:
-    """Pieces as one result (histograms add up); no pieces (a ramp did all the I/O) is none."""
-    if not pieces:
-        return StepResult(started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
-                          busy_s=0.0, idle_s=0.0, engine=ENGINE)
-    names = ("read", "write", "trim")
-    merged = {n: DirectionResult.merge(getattr(r, n) for r in pieces if getattr(r, n))
-              for n in names if any(getattr(r, n) for r in pieces)}
-    return StepResult(started_at=pieces[0].started_at, busy_s=sum(r.busy_s for r in pieces),
-                      idle_s=sum(r.idle_s for r in pieces), engine=pieces[0].engine, **merged)

@@ -143,12 +143,11 @@ pub(super) fn run<'s>(
     heat: Option<&mut Heat>,
     rng: &mut Rng,
     step: &Step,
-    jobs: Vec<Job<'s>>,
+    mut jobs: Vec<Job<'s>>,
     rec: &mut Recorder,
     t0: u64,
 ) -> Result<(Timing, Vec<Job<'s>>), Stop> {
     let mut groups: Vec<FlowGroup> = Vec::new();
-    let mut jobs = jobs;
     for job in &mut jobs {
         if let Some(flow) = job.step.flow {
             let g = match groups.iter().position(|g| g.id == flow.id) {
@@ -196,11 +195,9 @@ pub(super) fn run<'s>(
         if busy_ns >= runtime_ns {
             break;
         }
-        if bursts > 1 {
-            let job = &mut lp.jobs[0];
-            if let Some(r) = step.runtime {
-                job.deadline = t.saturating_add(ns_from_s(r).saturating_sub(busy_ns));
-            }
+        if runtime_ns != u64::MAX {
+            // what is left of the runtime (busy_ns < runtime_ns: checked above)
+            lp.jobs[0].deadline = t.saturating_add(runtime_ns - busy_ns);
         }
         let burst = lp.burst(t, burst_bytes)?;
         let busy = burst.end - t;

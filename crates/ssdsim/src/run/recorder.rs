@@ -191,14 +191,17 @@ impl Recorder {
     /// end of its ramp, think time included).
     pub(super) fn job_result(self, end: u64, steady: Option<SteadyReport>) -> JobResult {
         let busy_s = end.saturating_sub(self.t0) as f64 / NS_PER_S;
-        let log = self.log.as_ref();
+        let recorded: u64 = self.latency.iter().map(|h| h.count).sum();
         JobResult {
             read: self.direction(Dir::Read, busy_s),
             write: self.direction(Dir::Write, busy_s),
             trim: self.direction(Dir::Trim, busy_s),
             per_second: self.per_second(end),
             busy_s,
-            log_truncated: log.is_some_and(|l| l.len() == MAX_LOGGED_IOS),
+            log_truncated: self
+                .log
+                .as_ref()
+                .is_some_and(|l| (l.len() as u64) < recorded),
             io_log: self.log.unwrap_or_default(),
             steady,
             label: self.label,

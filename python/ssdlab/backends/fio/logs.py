@@ -49,34 +49,34 @@ def read_windows(path: Path) -> list[Window]:
 
 
 def read_latencies(path: Path) -> tuple[int, ...]:
-    """Each read's latency (ns), in completion order, from an unaveraged latency log
-    (`log_avg_msec=0`: one line per I/O, `time_ms, latency_ns, direction, bs, offset`)."""
-    found = []
-    for line in path.read_text().splitlines():
-        fields = [f.strip() for f in line.split(",")]
-        if len(fields) >= 3 and fields[2] == "0":  # direction 0: read
-            found.append(int(fields[1]))
-    return tuple(found)
+    """Each read's latency (ns), in completion order, from an unaveraged latency log."""
+    return tuple(c.latency_ns for c in _completions(path.read_text()) if c.ddir == 0)  # 0: read
 
 
 @dataclass(frozen=True)
 class Completion:
     t_ms: int      # fio's time of the I/O's completion, whole ms since the job started
     nbytes: int
+    latency_ns: int = 0
+    ddir: int = 0  # fio's direction: 0 read, 1 write, 2 trim
 
 
 def read_completions(path: Path) -> list[Completion]:
-    """Every I/O of an unaveraged latency log, in order (`time_ms, latency_ns, direction,
-    bs, ...`); none when fio wrote no log."""
+    """Every I/O of an unaveraged latency log, in order; none when fio wrote no log."""
     try:
-        text = path.read_text()
+        return _completions(path.read_text())
     except FileNotFoundError:
         return []
+
+
+def _completions(text: str) -> list[Completion]:
+    """The lines of an unaveraged latency log (`log_avg_msec=0`: one line per I/O,
+    `time_ms, latency_ns, direction, bs, ...`)."""
     found = []
     for line in text.splitlines():
         fields = [f.strip() for f in line.split(",")]
         if len(fields) >= 4:
-            found.append(Completion(int(fields[0]), int(fields[3])))
+            found.append(Completion(int(fields[0]), int(fields[3]), int(fields[1]), int(fields[2])))
     return found
 
 
