@@ -9,7 +9,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from ssdlab import locks
+from ssdlab import locks, signals
 from ssdlab.backends import Backend
 from ssdlab.backends.fio import FioBackend
 from ssdlab.backends.sim import SimBackend
@@ -246,7 +246,10 @@ def _execute(store: Store, run_id: int, backend: Backend, tests: list[Test],
             return
         with ProgressReporter(tests, scale) as reporter:
             execute(store, run_id, backend, reporter, telemetry, scale, repeat)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as exc:
+        if not (isinstance(exc, KeyboardInterrupt) or signals.stop_asked()):
+            raise
+        # the stop a signal asked, whatever error the code it interrupted made of it
         raise Interrupted(f"run {run_id} interrupted; finished tests are stored. "
                           f"`ssdlab resume {run_id}` continues from the first unfinished test") from None
 

@@ -3,11 +3,11 @@ status here; anything else is a bug and keeps its traceback."""
 
 from __future__ import annotations
 
-import signal
 import sys
 
 import typer
 
+from ssdlab import signals
 from ssdlab.cli.analyze import analyze_app
 from ssdlab.cli.compare import compare_command
 from ssdlab.cli.db import db_app
@@ -45,15 +45,10 @@ app.add_typer(drives_app, name="drives")
 app.add_typer(sim_app, name="sim")
 
 
-def _stop_like_ctrl_c(signum: int, frame: object) -> None:
-    """SIGTERM and SIGHUP (a shutdown, a closed terminal) stop a run as Ctrl-C does: fio is
-    stopped, finished tests stay stored and the run can be resumed."""
-    raise KeyboardInterrupt
-
-
 def main() -> None:
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _stop_like_ctrl_c)
+    # SIGTERM and SIGHUP (a shutdown, a closed terminal) stop a run as Ctrl-C does: fio is
+    # stopped, finished tests stay stored and the run can be resumed
+    signals.install()
     # typer (standalone) reports usage errors and Ctrl-C itself; ours are SsdlabError.
     try:
         restore_apst_left_off(sys.argv[1:])
