@@ -318,6 +318,8 @@ fn counters_to<'py>(py: Python<'py>, c: &ssdsim::Counters) -> PyResult<Bound<'py
     out.set_item("slc_limit_bytes", c.slc_limit_bytes)?;
     out.set_item("free_superblocks", c.free_superblocks)?;
     out.set_item("superblocks", c.superblocks)?;
+    out.set_item("bad_superblocks", c.bad_superblocks)?;
+    out.set_item("mean_pe_cycles", c.mean_pe_cycles)?;
     out.set_item("mapped_bytes", c.mapped_bytes)?;
     out.set_item("rmw_reads", c.rmw_reads)?;
     out.set_item("unwritten_read_bytes", c.unwritten_read_bytes)?;

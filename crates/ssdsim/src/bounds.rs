@@ -330,6 +330,23 @@ pub const POWER_STATES: Bound = Bound::integer(1, 32, "states");
 /// 100 000 (SLC) cycles on real NAND.
 pub const PE_CYCLES: Bound = Bound::integer(10, 1_000_000, "P/E cycles");
 
+/// `static_spread_pe`: a spread of wear of 1 cycle (levelling at every erase) to the
+/// endurance of the most durable NAND.
+pub const SPREAD_PE: Bound = Bound::integer(1, 1_000_000, "P/E cycles");
+
+/// `endurance_median`: blocks outlive their rating (drives outlived their TBW by 3-60x in
+/// public torture tests, a rating assuming a write amplification of about 5); a median of
+/// half the rating to 20 times it is a wide margin.
+pub const ENDURANCE_MEDIAN: Bound = Bound::real(0.5, 20.0, "x rated");
+
+/// `endurance_sigma`: the log-normal spread of block endurance; 0 (every block alike) to
+/// 1 (a factor of e either way for one block in three).
+pub const ENDURANCE_SIGMA: Bound = Bound::real(0.0, 1.0, "");
+
+/// `rated_tbw`: client drives of 1 TB are rated 200 to 600 TBW, enterprise drives of
+/// 30 TB tens of PB; 1 TB to 1 EB is a wide margin.
+pub const RATED_TBW: Bound = Bound::real(1.0, 1e6, "TB");
+
 // ------------------------------------------------------------------ steps
 
 /// Longest step in seconds of drive time (11.6 days): its I/O and the idle between

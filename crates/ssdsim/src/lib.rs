@@ -29,6 +29,7 @@ pub mod step;
 pub mod thermal;
 pub mod time;
 pub mod timeline;
+pub mod wear;
 
 #[cfg(test)]
 mod proptests;

@@ -6,11 +6,15 @@
 //! space) makes garbage collection and folding run constantly. After every
 //! operation the FTL invariants hold, and every read returns the version last
 //! written (the version stamp of its page) or "unmapped" after a TRIM. Writes of
-//! 512 B sectors that cover units in part (read-modify-write) are among them.
+//! 512 B sectors that cover units in part (read-modify-write) are among them. One
+//! variant wears out within the test (a rated life of 10 cycles): P/E counts only grow,
+//! worn-out superblocks are retired empty, and writes stop when the drive is read-only
+//! (as the closed loop stops them) while every read still finds its data.
 
 use crate::config::tests::{full_text, numeric_keys, small, with_value};
 use crate::config::{
-    CacheConfig, DriveConfig, FirmwareConfig, Refill, StaticCacheConfig, VictimKind,
+    CacheConfig, DriveConfig, FirmwareConfig, Levelling, Refill, StaticCacheConfig, VictimKind,
+    WearConfig,
 };
 use crate::controller::Controller;
 use crate::geometry::NONE;
@@ -57,6 +61,18 @@ fn config(variant: u8, fill: f64) -> DriveConfig {
         }
         3 => c.cache = CacheConfig::None,
         4 => c.ftl.victim_policy = VictimKind::CostBenefit,
+        6 => {
+            c.wear = Some(WearConfig {
+                rated_pe_cycles: 10,
+                slc_pe_cycles: 100,
+                slc_retire_pe_cycles: Some(10),
+                endurance_median: 1.5,
+                endurance_sigma: 0.3,
+                levelling: Levelling::Static,
+                static_spread_pe: Some(10),
+                rated_tbw: None,
+            })
+        }
         _ => {
             c.controller.flush_idle_us = Some(5000.0);
             c.firmware = Some(FirmwareConfig {
@@ -93,14 +109,22 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
 
     #[test]
-    fn no_data_is_lost(variant in 0u8..6, fill in prop_oneof![Just(0.5), Just(0.6), Just(0.75)],
+    fn no_data_is_lost(variant in 0u8..7, fill in prop_oneof![Just(0.5), Just(0.6), Just(0.75)],
                        actions in prop::collection::vec(action(1000), 200..1500)) {
         let cfg = config(variant, fill);
         let mut dev = Controller::new(&cfg).unwrap();
         let n = dev.geo().user_units as u32;
         let mut expect = vec![0u64; n as usize];
         let mut t = 0u64;
+        let wear = |dev: &Controller| -> Vec<f64> {
+            (0..dev.geo().superblocks).map(|sb| dev.ftl().wear().cycles(sb)).collect()
+        };
+        let mut worn = wear(&dev);
         for a in actions {
+            let writes = matches!(a, Action::Write(..) | Action::SectorWrite(..));
+            if writes && dev.read_only() {
+                continue; // refused, as the closed loop refuses it
+            }
             match a {
                 Action::Write(l, k) => {
                     let l = l % n;
@@ -142,15 +166,20 @@ proptest! {
                 }
             }
             if let Err(e) = dev.ftl().check() { prop_assert!(false, "{}", e); }
+            let now = wear(&dev);
+            prop_assert!(now.iter().zip(&worn).all(|(n, w)| n >= w), "a P/E count went down");
+            worn = now;
         }
         check_reads(&dev, &expect)?;
     }
 }
 
-/// Overwriting the whole logical space many times keeps every LBA's last version (GC heavy).
+/// Overwriting the whole logical space many times keeps every LBA's last version (GC
+/// heavy); the drive that wears out within the test retires superblocks on the way and
+/// keeps every version written before it went read-only.
 #[test]
 fn repeated_full_overwrites_keep_data() {
-    for variant in 0..6 {
+    for variant in 0..7 {
         let cfg = config(variant, 0.75);
         let mut dev = Controller::new(&cfg).unwrap();
         let n = dev.geo().user_units as u32;
@@ -158,11 +187,20 @@ fn repeated_full_overwrites_keep_data() {
         let mut rng = crate::rng::Rng::new(7);
         let mut t = 0;
         for _ in 0..20 * n {
+            if dev.read_only() {
+                break;
+            }
             let l = rng.below(n as u64) as u32;
             t = dev.write(l as u64, 1, 4096, t);
             expect[l as usize] = dev.seq;
         }
         dev.ftl().check().unwrap();
+        let bad = dev.ftl().wear().bad_superblocks();
+        assert_eq!(
+            bad > 0,
+            variant == 6,
+            "variant {variant}: {bad} superblocks retired"
+        );
         assert!(
             dev.activity().gc_units + dev.activity().fold_units > 0,
             "GC never ran"

@@ -10,6 +10,7 @@
 use crate::bounds::{self, Bound};
 use crate::pattern::{check_split, Distribution, Flow, SplitSize, SteadyState};
 use crate::power::Work;
+use crate::wear::age::Age;
 use serde::Deserialize;
 use std::fmt;
 
@@ -62,6 +63,8 @@ pub enum Phase {
     Precondition,
     /// The workload whose results are scored.
     Measure,
+    /// Age the drive (its `age`); the I/O fields are ignored.
+    Age,
 }
 
 /// One workload unit. Closed: a field the simulator does not know is refused.
@@ -137,6 +140,8 @@ pub struct Step {
     /// with its own commands, queue and figures. They are steps of phase `measure`
     /// without bursts, idle, per-GiB series, fill state or jobs of their own.
     pub concurrent: Vec<Step>,
+    /// The wear an `age` step brings the drive to (that phase only).
+    pub age: Option<Age>,
 }
 
 impl Step {
@@ -174,6 +179,7 @@ impl Step {
             verify: false,
             log_ios: false,
             concurrent: vec![],
+            age: None,
         }
     }
 
@@ -196,6 +202,15 @@ impl Step {
     /// A purge does no I/O: it returns the drive to fresh-out-of-box.
     pub fn is_purge(&self) -> bool {
         self.phase == Phase::Purge
+    }
+
+    /// An `age` step, to `age`.
+    pub fn aged(label: &str, age: Age) -> Step {
+        Step {
+            phase: Phase::Age,
+            age: Some(age),
+            ..Step::new(label, Op::Trim, 4096, 4096)
+        }
     }
 
     pub fn qd(mut self, qd: u32) -> Step {
@@ -241,6 +256,17 @@ impl Step {
     /// runtime ends in reasonable time". Errors name the step and the field.
     pub fn validate(&self, user_bytes: u64) -> Result<(), String> {
         let l = &self.label;
+        if (self.phase == Phase::Age) != self.age.is_some() {
+            return Err(format!("step {l}: an age step, and only one, has an age"));
+        }
+        if self.phase == Phase::Age {
+            if self.rate_iops.is_some() || self.fill_state.is_some() {
+                return Err(format!(
+                    "step {l}: an age step has no rate and no fill state"
+                ));
+            }
+            return Ok(());
+        }
         if self.is_purge() {
             // Its I/O fields are ignored, but a rate or a fill state on a purge is a
             // mistake of the test that made it (the Python model refuses it too).
@@ -570,9 +596,14 @@ pub struct Counters {
     pub slc_used_bytes: u64,
     /// Current cache limit, bytes of host data.
     pub slc_limit_bytes: u64,
-    /// Free superblocks and their total.
+    /// Free superblocks and their total (retired ones not counted).
     pub free_superblocks: u32,
     pub superblocks: u32,
+    /// Superblocks retired, worn out (grown bad blocks).
+    pub bad_superblocks: u32,
+    /// Mean wear of the superblocks, native P/E cycles (an SLC-mode cycle counts by the
+    /// preset's ratio of endurances).
+    pub mean_pe_cycles: f64,
     /// Mapped user data, bytes.
     pub mapped_bytes: u64,
     /// NAND reads of old data to merge writes smaller than a 4 KiB mapping unit.
@@ -710,6 +741,16 @@ pub enum SimError {
     Step(String),
     /// The drive failed as a real one would (it overheated and dropped off the bus).
     DriveFailed(String),
+}
+
+impl SimError {
+    /// The error of a write to a drive whose spare ran out.
+    pub fn read_only(step: &str) -> SimError {
+        SimError::DriveFailed(format!(
+            "step {step}: the drive is read-only: its worn-out blocks used up its spare (critical warning bit 3); \
+             writes fail with a media error (Write Fault) while reads go on"
+        ))
+    }
 }
 
 impl fmt::Display for SimError {

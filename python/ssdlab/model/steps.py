@@ -50,10 +50,49 @@ class Phase(StrEnum):
     PURGE = "purge"                # return the drive to fresh-out-of-box (secure erase / full TRIM)
     PRECONDITION = "precondition"  # write the data the test needs, not scored
     MEASURE = "measure"            # the workload whose results are scored
+    AGE = "age"                    # a simulated drive worn to its `age` (no I/O; real drives age by writing)
 
 
 class _Part(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class AgeUnit(StrEnum):
+    PE = "pe"            # native P/E cycles
+    PERCENT = "percent"  # of the rated P/E cycles (the health log's Percentage Used)
+    TBW = "tbw"          # TB written by the host, a share of the rated TBW
+
+
+AGE_SUFFIXES = {"pe": AgeUnit.PE, "%": AgeUnit.PERCENT, "tbw": AgeUnit.TBW}
+AGE_FORMS = "2000pe (P/E cycles), 80% (of the rated cycles) or 400TBW (TB written by the host)"
+
+
+class Age(_Part):
+    """How worn a simulated drive is made (crates/ssdsim wear::age): what is beyond its
+    life, or needs a rating its preset lacks, the simulator refuses with what it allows."""
+
+    value: float = Field(ge=0, le=1e7)
+    unit: AgeUnit
+
+    @classmethod
+    def parse(cls, text: str) -> Age:
+        """`2000pe`, `80%` or `400TBW` (any case, spaces allowed before the unit)."""
+        spec = text.strip().lower()
+        for suffix, unit in AGE_SUFFIXES.items():
+            number = spec.removesuffix(suffix).strip()
+            if number != spec:
+                try:
+                    value = float(number)
+                except ValueError:
+                    break
+                if 0 <= value <= 1e7:  # NaN and inf fail too
+                    return cls(value=value, unit=unit)
+                break
+        raise ValueError(f"age {text!r}: give {AGE_FORMS}, a number of 0 or more")
+
+    def __str__(self) -> str:
+        shown = {AgeUnit.PE: "pe", AgeUnit.PERCENT: "%", AgeUnit.TBW: "TBW"}[self.unit]
+        return f"{self.value:g}{shown}"
 
 
 class SplitSize(_Part):
@@ -191,6 +230,7 @@ class Step(BaseModel):
     log_ios: bool = Field(default=False, description="keep every command, for fio's logs")
     concurrent: tuple[Step, ...] = Field(default=(), max_length=1023,
                                          description="jobs that run at the same time as this one")
+    age: Age | None = Field(default=None, description="what an age step wears the drive to")
 
     @model_validator(mode="after")
     def _consistent(self) -> Step:
@@ -212,8 +252,10 @@ class Step(BaseModel):
             raise ValueError("a time-based step needs a runtime and no io_size: time alone ends it")
         if self.rate_iops is not None and self.burst_bytes is not None:
             raise ValueError("rate_iops and bursts do not combine: a rate-limited step is its own light load")
-        if self.phase is Phase.PURGE and (self.rate_iops is not None or self.fill_state is not None):
-            raise ValueError("a purge has no rate and no fill state")
+        if self.phase in (Phase.PURGE, Phase.AGE) and (self.rate_iops is not None or self.fill_state is not None):
+            raise ValueError(f"a{'n age step' if self.phase is Phase.AGE else ' purge'} has no rate and no fill state")
+        if (self.phase is Phase.AGE) != (self.age is not None):
+            raise ValueError("an age step, and only one, has an age")
         self._consistent_job()
         return self
 
@@ -258,6 +300,8 @@ class Step(BaseModel):
         return self.io_size if self.io_size is not None else self.size // self.bs * self.bs
 
     def describe(self) -> str:
+        if self.age is not None:
+            return f"age the drive to {self.age}"
         mix = f" {self.rwmixread}% read" if self.rwmixread is not None else ""
         limits = []
         if self.runtime is not None:

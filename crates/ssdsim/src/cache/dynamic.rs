@@ -20,7 +20,7 @@ pub struct DynamicCache {
 }
 
 impl CachePolicy for DynamicCache {
-    fn limit_units(&self, v: &CacheView) -> u64 {
+    fn policy_units(&self, v: &CacheView) -> u64 {
         let free = v.superblocks.saturating_sub(v.native_sbs + v.reserve_sbs) as f64;
         let by_free = self.free_share * free;
         let by_cells = self.max_cell_share * v.superblocks as f64;
@@ -50,6 +50,7 @@ mod tests {
             superblocks: 100,
             reserve_sbs: 4,
             units_per_sb_slc: 10,
+            slc_capable_sbs: 100,
         }
     }
 
@@ -65,5 +66,11 @@ mod tests {
         assert_eq!(c.limit_units(&view(0)), 500); // the cap on cells
         assert_eq!(c.limit_units(&view(56)), 400); // 100 - 56 - 4 free
         assert_eq!(c.limit_units(&view(96)), 0);
+        // worn blocks no longer written in SLC mode retire the cache
+        let worn = CacheView {
+            slc_capable_sbs: 30,
+            ..view(0)
+        };
+        assert_eq!(c.limit_units(&worn), 300);
     }
 }

@@ -2,7 +2,9 @@
 //!
 //! Contract of [`CachePolicy`]: given a snapshot of the drive's space
 //! ([`CacheView`]), it says how much host data the cache may hold now
-//! ([`limit_units`](CachePolicy::limit_units)); the host opens another SLC
+//! ([`limit_units`](CachePolicy::limit_units)): what its policy allows, within the
+//! superblocks young enough for SLC mode (worn blocks retire the cache, see
+//! `crate::wear`); the host opens another SLC
 //! superblock only while the SLC superblocks, the new one included, stay within
 //! it (and the controller keeps its reserve of free superblocks), and writes
 //! straight to native blocks otherwise. It also says how the cache is folded
@@ -41,6 +43,8 @@ pub struct CacheView {
     pub reserve_sbs: u32,
     /// Units of a superblock in SLC mode.
     pub units_per_sb_slc: u32,
+    /// Good superblocks still young enough to be written in SLC mode.
+    pub slc_capable_sbs: u32,
 }
 
 impl CacheView {
@@ -56,8 +60,14 @@ impl CacheView {
 
 /// An SLC cache policy (see module docs).
 pub trait CachePolicy: Send {
-    /// Host data (units) the cache may hold in the current state.
-    fn limit_units(&self, v: &CacheView) -> u64;
+    /// Host data (units) the policy lets the cache hold in the current state.
+    fn policy_units(&self, v: &CacheView) -> u64;
+    /// Host data (units) the cache may hold: the policy's, within the superblocks still
+    /// young enough for SLC mode.
+    fn limit_units(&self, v: &CacheView) -> u64 {
+        let young = v.slc_capable_sbs as u64 * v.units_per_sb_slc as u64;
+        self.policy_units(v).min(young)
+    }
     /// Fold the cache while the host is idle.
     fn idle_fold(&self) -> bool;
     /// SLC units folded per host unit when the cache is full and the host writes to native blocks.

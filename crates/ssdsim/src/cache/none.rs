@@ -4,7 +4,7 @@ use super::{CachePolicy, CacheView};
 pub struct NoCache;
 
 impl CachePolicy for NoCache {
-    fn limit_units(&self, _: &CacheView) -> u64 {
+    fn policy_units(&self, _: &CacheView) -> u64 {
         0
     }
     fn idle_fold(&self) -> bool {

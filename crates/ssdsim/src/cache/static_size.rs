@@ -16,7 +16,7 @@ pub struct StaticCache {
 }
 
 impl CachePolicy for StaticCache {
-    fn limit_units(&self, v: &CacheView) -> u64 {
+    fn policy_units(&self, v: &CacheView) -> u64 {
         self.units.max(v.units_per_sb_slc as u64)
     }
     fn idle_fold(&self) -> bool {

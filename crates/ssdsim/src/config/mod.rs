@@ -6,8 +6,7 @@
 //! policy with the fields it needs) or an error naming the offending key, e.g.
 //! `drive.nand.tlc.t_prog_us = 1e10 is outside 1..100000 (µs)`,
 //! `unknown key `foo` in [drive.nand]`, `missing key `drive.geometry.channels``.
-//! Unknown keys are errors everywhere (`deny_unknown_fields`). The section `wear` is
-//! parsed and validated but not modelled yet.
+//! Unknown keys are errors everywhere (`deny_unknown_fields`).
 //!
 //! Each table of a preset is a section in its own module: its type, which adds
 //! its bounded fields and checks the relations between them (the `Section` trait,
@@ -41,7 +40,7 @@ pub use mapping::MappingConfig;
 pub use nand::{CellMode, CellTiming, NandConfig};
 pub use power::{NandPowerConfig, PowerConfig, PowerStateConfig};
 pub use thermal::{RcConfig, ThermalConfig, ThrottleConfig};
-pub use wear::WearConfig;
+pub use wear::{Levelling, WearConfig};
 
 use crate::bounds as b;
 use crate::geometry::{Geometry, UNIT};
@@ -259,7 +258,7 @@ impl DriveConfig {
         }
         let raw = geo.total_units() * UNIT;
         let user = self.user_bytes();
-        let reserve_sbs = f.gc_low_superblocks as u64 + 3;
+        let reserve_sbs = self.reserve_superblocks() as u64;
         let reserve = reserve_sbs * geo.units_per_sb as u64 * UNIT;
         if raw.saturating_sub(user) < reserve {
             return Err(ConfigError(format!(
@@ -270,6 +269,12 @@ impl DriveConfig {
             )));
         }
         Ok(())
+    }
+
+    /// Superblocks the drive must keep beyond its user capacity: the reclaim reserve and
+    /// the open write points. Spare beyond it is what worn-out superblocks consume.
+    pub fn reserve_superblocks(&self) -> u32 {
+        self.ftl.gc_low_superblocks + 3
     }
 
     /// A static cache fits the NAND.

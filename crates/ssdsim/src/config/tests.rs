@@ -240,7 +240,13 @@ ps3 = { max_w = 0.005, entry_us = 5000.0, exit_us = 40000.0, operational = false
 
 [drive.wear]
 rated_pe_cycles = 3000
+slc_pe_cycles = 30000
 slc_retire_pe_cycles = 2000
+endurance_median = 2.0
+endurance_sigma = 0.15
+levelling = "static"
+static_spread_pe = 200
+rated_tbw = 600.0
 "#;
 
 /// `text` with the value at the dotted `key` replaced.

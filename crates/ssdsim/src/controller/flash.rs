@@ -216,11 +216,20 @@ impl Flash {
         self.nand.program(die, true, units, t);
     }
 
-    /// Open a superblock for `stream` at `t`, erasing it first if it still holds old data.
-    pub fn open(&mut self, stream: Stream, slc: bool, t: u64) {
-        if let Some(mode) = self.ftl.open(stream, slc).erase_first {
+    /// Open a superblock for `stream` at `t`, erasing it first if it still holds old data;
+    /// false when SLC mode was asked for and no superblock young enough for it is left.
+    pub fn open(&mut self, stream: Stream, slc: bool, t: u64) -> bool {
+        let Some(opened) = self.ftl.open(stream, slc) else {
+            return false;
+        };
+        // Erases that failed (worn-out superblocks, retired) took a native erase's time.
+        for _ in 0..opened.failed_erases {
+            self.erase(EraseMode { slc: false }, t);
+        }
+        if let Some(mode) = opened.erase_first {
             self.erase(mode, t);
         }
+        true
     }
 
     fn erase(&mut self, mode: EraseMode, t: u64) -> u64 {

@@ -30,6 +30,7 @@ use crate::nand::Nand;
 use crate::power::Work;
 use crate::step::Counters;
 use crate::time::ns_from_us;
+use crate::wear::{age::History, Aged, Wear};
 use flash::{Activity, Flash};
 use host::HostInterface;
 use read_ahead::ReadAhead;
@@ -72,6 +73,10 @@ impl Controller {
         let nand = Nand::new(cfg, &geo);
         let pu_bytes = geo.units_per_pu as u64 * UNIT;
         let slots = (cfg.controller.write_buffer_kib as u64 * 1024 / pu_bytes) as usize;
+        let user_sbs = geo.user_units.div_ceil(geo.units_per_sb as u64) as u32;
+        let blocks_per_sb = geo.dies * cfg.geometry.planes_per_die;
+        let floor = user_sbs + cfg.reserve_superblocks();
+        let wear = Wear::new(cfg.wear.as_ref(), geo.superblocks, blocks_per_sb, floor);
         Ok(Controller {
             host: HostInterface::new(cfg),
             buffers: [WriteBuffer::new(slots), WriteBuffer::new(slots)],
@@ -82,7 +87,7 @@ impl Controller {
             slc_closed: false,
             native_since_fold: 0,
             flush_idle_ns: cfg.controller.flush_idle_us.map(ns_from_us),
-            flash: Flash::new(cfg, Ftl::new(geo, cfg.ftl.victim_policy)?, nand),
+            flash: Flash::new(cfg, Ftl::new(geo, cfg.ftl.victim_policy, wear)?, nand),
             #[cfg(test)]
             seq: 0,
         })
@@ -115,9 +120,10 @@ impl Controller {
             slc_sbs: ftl.slc_sbs(),
             native_sbs: ftl.native_sbs(),
             native_data_sbs: native_units.div_ceil(ftl.geo().units_per_sb as u64) as u32,
-            superblocks: ftl.geo().superblocks,
+            superblocks: ftl.good_sbs(),
             reserve_sbs: self.reclaim.gc_low() + 1,
             units_per_sb_slc: ftl.geo().units_per_sb_slc,
+            slc_capable_sbs: ftl.wear().slc_capable(),
         }
     }
 
@@ -285,16 +291,18 @@ impl Controller {
         if self.flash.ftl.has_room(Stream::HostSlc) {
             return Stream::HostSlc;
         }
+        // (an SLC open fails when the superblocks young enough for it all failed their erase)
         if !self.slc_closed
             && self.flash.activity.host_units >= self.slc_recheck
             && self.slc_allowed()
+            && self.flash.open(Stream::HostSlc, true, t)
         {
-            self.flash.open(Stream::HostSlc, true, t);
             return Stream::HostSlc;
         }
         if !self.flash.ftl.has_room(Stream::HostNative) {
             self.reclaim.ensure_free(&mut self.flash, t);
-            self.flash.open(Stream::HostNative, false, t);
+            let native = self.flash.open(Stream::HostNative, false, t);
+            debug_assert!(native, "a native superblock always opens");
         }
         Stream::HostNative
     }
@@ -304,7 +312,9 @@ impl Controller {
     /// that refills only when idle is closed until then.
     fn slc_allowed(&mut self) -> bool {
         let view = self.view();
-        let ok = self.flash.ftl.free_sbs() > view.reserve_sbs && self.cache.may_open_slc(&view);
+        let ok = self.flash.ftl.free_sbs() > view.reserve_sbs
+            && self.cache.may_open_slc(&view)
+            && self.flash.ftl.can_open_slc();
         if !ok {
             self.slc_recheck = self.flash.activity.host_units + SLC_RECHECK_UNITS;
             if self.cache.refill() == Refill::Idle {
@@ -386,6 +396,24 @@ impl Controller {
         }
     }
 
+    /// Age the drive to a mean wear of `target` native P/E cycles (see
+    /// [`crate::wear::Wear::age`]): the counters take the writes it stands for.
+    pub fn age(&mut self, target: f64, cfg: &DriveConfig) -> (Aged, History) {
+        let aged = self.flash.ftl.age(target);
+        let history = History::of(aged.erases, cfg, self.geo());
+        let a = &mut self.flash.activity;
+        a.erases += aged.erases;
+        a.nand_units += history.nand_bytes / UNIT;
+        a.host_units += history.host_bytes / UNIT;
+        (aged, history)
+    }
+
+    /// Has the drive gone read-only (its spare ran out)?
+    #[inline]
+    pub fn read_only(&self) -> bool {
+        self.flash.ftl.read_only()
+    }
+
     /// Snapshot of the counters.
     pub fn snapshot(&self) -> Counters {
         let a = &self.flash.activity;
@@ -409,7 +437,9 @@ impl Controller {
             slc_used_bytes: ftl.slc_valid() * UNIT,
             slc_limit_bytes: self.cache.limit_units(&self.view()) * UNIT,
             free_superblocks: ftl.free_sbs(),
-            superblocks: ftl.geo().superblocks,
+            superblocks: ftl.good_sbs(),
+            bad_superblocks: ftl.wear().bad_superblocks(),
+            mean_pe_cycles: ftl.wear().summary().mean_pe,
             mapped_bytes: ftl.mapped() * UNIT,
             rmw_reads: a.rmw_reads,
             unwritten_read_bytes: a.unwritten_read_units * UNIT,

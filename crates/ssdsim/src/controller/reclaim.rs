@@ -11,8 +11,9 @@
 //!   and forced folding), one whole victim after another, so each folded victim
 //!   frees a superblock;
 //! - while the host is idle: folding (if the policy folds when idle), garbage
-//!   collection while free superblocks are below the idle threshold, then the
-//!   erases deferred when superblocks were emptied.
+//!   collection while free superblocks are below the idle threshold, static wear
+//!   levelling when the FTL asks for it (the least worn full superblock emptied),
+//!   then the erases deferred when superblocks were emptied.
 //!
 //! Victims are chosen by the FTL's victim policy; a victim is emptied in order
 //! of its pages, one read of each source program unit bringing all its valid
@@ -49,6 +50,9 @@ pub enum Job {
     Collect,
     /// Folding: SLC victims only.
     Fold,
+    /// Static wear levelling: the least worn full superblock, whose cold data holds it
+    /// back from its share of the erases (in the slot of garbage collection).
+    Level,
 }
 
 /// A victim being emptied.
@@ -104,13 +108,16 @@ impl Reclaim {
 
     fn slot(&mut self, job: Job) -> &mut Option<Victim> {
         match job {
-            Job::Collect => &mut self.collect,
+            Job::Collect | Job::Level => &mut self.collect,
             Job::Fold => &mut self.fold,
         }
     }
 
     fn start(flash: &mut Flash, job: Job) -> Option<Victim> {
-        let (sb, slc) = flash.ftl.take_victim(job == Job::Fold)?;
+        let (sb, slc) = match job {
+            Job::Level => flash.ftl.take_least_worn()?,
+            Job::Collect | Job::Fold => flash.ftl.take_victim(job == Job::Fold)?,
+        };
         let g = flash.ftl.geo();
         let v = flash.ftl.valid(sb) as f64;
         let gain = (g.units_per_sb as f64 - v).max(1.0);
@@ -156,7 +163,8 @@ impl Reclaim {
                 c.cur_pu = pu;
             }
             if !flash.ftl.has_room(Stream::Reloc) {
-                flash.open(Stream::Reloc, false, t);
+                let native = flash.open(Stream::Reloc, false, t);
+                debug_assert!(native, "a native superblock always opens");
             }
             // A run of valid units of this program unit that fits the destination's.
             let most = (n - moved)
@@ -280,6 +288,8 @@ impl Reclaim {
                 || (flash.ftl.free_sbs() < self.gc_idle && self.worth_collecting(flash))
             {
                 Job::Collect
+            } else if flash.ftl.levelling_due() {
+                Job::Level
             } else if flash.erase_ahead(t0) {
                 continue;
             } else {

@@ -9,7 +9,8 @@
 //! - free superblocks hold no valid page; full superblocks are in exactly one
 //!   victim set (SLC or native) unless being reclaimed.
 //!
-//! - every free superblock is either erased or waiting for its erase, never both.
+//! - every free superblock is either erased or waiting for its erase, never both;
+//! - a retired superblock (worn out, see `crate::wear`) is in no pool and holds nothing.
 //!
 //! The FTL has no notion of time: the controller (`controller`) schedules the
 //! NAND work that its placements imply. Only the FTL changes FTL state; the
@@ -23,6 +24,7 @@ pub mod victim;
 
 use crate::config::{ConfigError, VictimKind};
 use crate::geometry::{Geometry, Ppa, NONE};
+use crate::wear::{Aged, Wear};
 use owners::Owners;
 use std::collections::VecDeque;
 use victim::VictimPolicy;
@@ -46,6 +48,8 @@ pub enum SbState {
     Full,
     /// Picked as a victim, being emptied.
     Reclaiming,
+    /// Worn out: never written again.
+    Retired,
 }
 
 /// An open superblock and the program unit being filled.
@@ -185,11 +189,13 @@ impl Drop for Prefault {
 }
 
 /// A superblock handed out for writing; `erase_first` when it still holds old
-/// (invalid) data, so its erase must be scheduled before its first program.
+/// (invalid) data, so its erase must be scheduled before its first program, and the
+/// erases that failed on the way (worn-out superblocks retired), which took their time.
 #[derive(Debug, Clone, Copy)]
 pub struct Opened {
     pub sb: u32,
     pub erase_first: Option<EraseMode>,
+    pub failed_erases: u32,
 }
 
 /// The cell mode a superblock to erase was last written in (erase times differ by mode).
@@ -217,7 +223,9 @@ pub struct Ftl {
     valid: Vec<u32>,
     state: Vec<SbState>,
     slc: Vec<bool>,
-    erase_count: Vec<u32>,
+    wear: Wear,
+    /// Static levelling asks for the least worn data to be moved.
+    level_due: bool,
     /// Free superblocks that are erased, in the order they were freed.
     erased: VecDeque<u32>,
     /// Free superblocks still holding old data (erase deferred), with the mode it was written in.
@@ -240,7 +248,7 @@ pub struct Ftl {
 
 impl Ftl {
     /// A fresh FTL; ConfigError when its mapping tables do not fit in memory.
-    pub fn new(geo: Geometry, victim_policy: VictimKind) -> Result<Ftl, ConfigError> {
+    pub fn new(geo: Geometry, victim_policy: VictimKind, wear: Wear) -> Result<Ftl, ConfigError> {
         let n = geo.superblocks as usize;
         let units = geo.user_units as usize;
         let l2p = zeroed_table(units).ok_or_else(|| {
@@ -262,7 +270,8 @@ impl Ftl {
             valid: vec![0; n],
             state: vec![SbState::Free; n],
             slc: vec![false; n],
-            erase_count: vec![0; n],
+            wear,
+            level_due: false,
             erased: (0..geo.superblocks).collect(),
             to_erase: VecDeque::new(),
             wps: Self::closed_write_points(),
@@ -347,7 +356,19 @@ impl Ftl {
 
     /// Superblocks not free (open, full or being reclaimed).
     pub fn used_sbs(&self) -> u32 {
-        self.geo.superblocks - self.free_sbs()
+        self.good_sbs() - self.free_sbs()
+    }
+
+    /// Superblocks not retired.
+    #[inline]
+    pub fn good_sbs(&self) -> u32 {
+        self.geo.superblocks - self.wear.bad_superblocks()
+    }
+
+    /// The drive's wear.
+    #[inline]
+    pub fn wear(&self) -> &Wear {
+        &self.wear
     }
 
     /// Free superblocks, erased or waiting for their erase.
@@ -379,11 +400,6 @@ impl Ftl {
         self.used_sbs() - self.slc_sbs
     }
 
-    /// Erases of every superblock so far.
-    pub fn erase_counts(&self) -> &[u32] {
-        &self.erase_count
-    }
-
     /// The write point of `stream`.
     #[inline]
     pub fn write_point(&self, stream: Stream) -> &WritePoint {
@@ -404,16 +420,33 @@ impl Ftl {
         in_pu.min(wp.cap - wp.next)
     }
 
-    /// Open a new superblock for `stream` (the caller checked that one is free):
-    /// an erased one when there is one, else the oldest freed one, to be erased first.
-    pub fn open(&mut self, stream: Stream, slc: bool) -> Opened {
-        let (sb, erase_first) = match self.erased.pop_front() {
-            Some(sb) => (sb, None),
-            None => {
-                let (sb, mode) = self.to_erase.pop_front().expect("no free superblock");
-                self.erase_count[sb as usize] += 1;
-                (sb, Some(mode))
+    /// Open a new superblock for `stream` (the caller checked that one is free, and for
+    /// SLC mode young enough: [`can_open_slc`](Self::can_open_slc)): the one the
+    /// levelling policy picks among the erased ones, else among those to erase first.
+    /// A superblock whose erase fails is retired and another one picked. None when SLC
+    /// mode is asked for and the superblocks young enough for it all failed.
+    pub fn open(&mut self, stream: Stream, slc: bool) -> Option<Opened> {
+        let mut failed_erases = 0;
+        let (sb, erase_first) = loop {
+            if let Some(i) = self.wear.pick(self.erased.iter().copied(), slc) {
+                break (self.erased.remove(i).expect("picked"), None);
             }
+            let pool = self.to_erase.iter().map(|&(sb, _)| sb);
+            let Some(i) = self.wear.pick(pool, slc) else {
+                assert!(slc, "no free superblock");
+                return None;
+            };
+            let (sb, mode) = self.to_erase.remove(i).expect("picked");
+            if self.free_sbs() == 0 {
+                // The last free superblock: worn out or not, the data in flight goes
+                // here, and a worn-out one turns the drive read-only (see Wear::erase_last).
+                self.wear.erase_last(sb, mode.slc);
+                break (sb, Some(mode));
+            }
+            if self.erased_ok(sb, mode) {
+                break (sb, Some(mode));
+            }
+            failed_erases += 1;
         };
         let s = sb as usize;
         self.state[s] = SbState::Open;
@@ -430,16 +463,78 @@ impl Ftl {
             cap: self.geo.sb_capacity(slc),
             slc,
         };
-        Opened { sb, erase_first }
+        Some(Opened {
+            sb,
+            erase_first,
+            failed_erases,
+        })
     }
 
-    /// Erase one free superblock that still holds old data (background work);
-    /// returns the mode it was written in, for the erase's duration.
+    /// Is there a free superblock young enough for SLC mode?
+    pub fn can_open_slc(&self) -> bool {
+        let pools = self
+            .erased
+            .iter()
+            .chain(self.to_erase.iter().map(|(sb, _)| sb));
+        pools.into_iter().any(|&sb| self.wear.slc_usable(sb))
+    }
+
+    /// Erase one free superblock that still holds old data (background work), the one
+    /// the levelling policy would open next; returns the mode it was written in, for
+    /// the erase's duration (a failed erase, which retires it, takes its time too).
     pub fn erase_one(&mut self) -> Option<EraseMode> {
-        let (sb, mode) = self.to_erase.pop_front()?;
-        self.erase_count[sb as usize] += 1;
-        self.erased.push_back(sb);
+        let pool = self.to_erase.iter().map(|&(sb, _)| sb);
+        let i = self.wear.pick(pool, false)?;
+        let (sb, mode) = self.to_erase.remove(i).expect("picked");
+        if self.erased_ok(sb, mode) {
+            self.erased.push_back(sb);
+        }
         Some(mode)
+    }
+
+    /// Count the erase of free superblock `sb`, out of the pools; false when it wore
+    /// out and is retired. Under static levelling, a spread of wear beyond the policy's
+    /// bound asks for the least worn data to move.
+    fn erased_ok(&mut self, sb: u32, mode: EraseMode) -> bool {
+        if !self.wear.erase(sb, mode.slc) {
+            self.state[sb as usize] = SbState::Retired;
+            return false;
+        }
+        if !self.level_due {
+            let state = &self.state;
+            let full = (0..self.geo.superblocks).filter(|&h| state[h as usize] == SbState::Full);
+            self.level_due = self.wear.spread_passed(sb, full);
+        }
+        true
+    }
+
+    /// Is the drive read-only (its spare is gone)?
+    #[inline]
+    pub fn read_only(&self) -> bool {
+        self.wear.read_only()
+    }
+
+    /// Does static levelling ask for the least worn data to move?
+    pub fn levelling_due(&self) -> bool {
+        self.level_due
+    }
+
+    /// Age the drive to a mean wear of `target` native P/E cycles (see [`Wear::age`]);
+    /// free superblocks retired on the way leave the pools.
+    pub fn age(&mut self, target: f64) -> Aged {
+        let state = &self.state;
+        let aged = self
+            .wear
+            .age(target, |sb| state[sb as usize] != SbState::Free);
+        for sb in 0..self.geo.superblocks {
+            let s = sb as usize;
+            if self.wear.is_bad(sb) && self.state[s] == SbState::Free {
+                self.state[s] = SbState::Retired;
+                self.erased.retain(|&e| e != sb);
+                self.to_erase.retain(|&(e, _)| e != sb);
+            }
+        }
+        aged
     }
 
     /// Free superblocks waiting for their erase.
@@ -474,7 +569,7 @@ impl Ftl {
                 let offset = ppa - sb * self.geo.units_per_sb;
                 self.reclaim_table(sb)[offset as usize] = 0;
             }
-            SbState::Open | SbState::Free => {}
+            SbState::Open | SbState::Free | SbState::Retired => {}
         }
     }
 
@@ -624,6 +719,21 @@ impl Ftl {
     /// the victim sets to be reclaimed; with whether it is in SLC mode.
     pub fn take_victim(&mut self, slc_only: bool) -> Option<(u32, bool)> {
         let (sb, in_slc) = self.best_victim(slc_only)?;
+        Some(self.take(sb, in_slc))
+    }
+
+    /// The least worn full superblock (static levelling: its cold data moves off it, so
+    /// that it takes its share of the erases), taken out of the victim sets.
+    pub fn take_least_worn(&mut self) -> Option<(u32, bool)> {
+        self.level_due = false;
+        let state = &self.state;
+        let full = (0..self.geo.superblocks).filter(|&sb| state[sb as usize] == SbState::Full);
+        let sb = self.wear.least_worn(full)?;
+        Some(self.take(sb, self.slc[sb as usize]))
+    }
+
+    /// Take full superblock `sb` out of its victim set, to be reclaimed.
+    fn take(&mut self, sb: u32, in_slc: bool) -> (u32, bool) {
         let s = sb as usize;
         debug_assert_eq!(self.state[s], SbState::Full);
         if in_slc {
@@ -635,7 +745,7 @@ impl Ftl {
         let mut table = self.spare_tables.pop().unwrap_or_default();
         self.valid_units(sb, &mut table);
         self.reclaiming.push((sb, table));
-        Some((sb, in_slc))
+        (sb, in_slc)
     }
 
     /// The table of valid units of `sb`, which is being reclaimed.
@@ -750,20 +860,36 @@ impl Ftl {
         for (_, table) in self.reclaiming.drain(..) {
             self.spare_tables.push(table);
         }
-        let used = (0..self.geo.superblocks).filter(|&sb| self.state[sb as usize] != SbState::Free);
-        let holding_data: Vec<u32> = used
-            .chain(self.to_erase.iter().map(|&(sb, _)| sb))
+        let state = &self.state;
+        let used = (0..self.geo.superblocks)
+            .filter(|&sb| !matches!(state[sb as usize], SbState::Free | SbState::Retired));
+        let holding_data: Vec<(u32, EraseMode)> = used
+            .map(|sb| {
+                (
+                    sb,
+                    EraseMode {
+                        slc: self.slc[sb as usize],
+                    },
+                )
+            })
+            .chain(self.to_erase.iter().copied())
             .collect();
-        for &sb in &holding_data {
-            self.erase_count[sb as usize] += 1;
+        self.to_erase.clear();
+        for &(sb, _) in &holding_data {
             self.victims_native.remove(sb);
             self.victims_slc.remove(sb);
+            self.state[sb as usize] = SbState::Free;
+        }
+        for &(sb, mode) in &holding_data {
+            self.erased_ok(sb, mode);
         }
         self.valid.fill(0);
-        self.state.fill(SbState::Free);
         self.slc.fill(false);
-        self.erased = (0..self.geo.superblocks).collect();
-        self.to_erase.clear();
+        let state = &self.state;
+        self.erased = (0..self.geo.superblocks)
+            .filter(|&sb| state[sb as usize] == SbState::Free)
+            .collect();
+        self.level_due = false;
         self.wps = Self::closed_write_points();
         self.mapped = 0;
         self.slc_valid = 0;
@@ -818,6 +944,9 @@ impl Ftl {
                         ));
                     }
                 }
+                SbState::Retired if v != 0 || in_sets != 0 => {
+                    return Err(format!("retired superblock {sb} holds data or is a victim"))
+                }
                 SbState::Full if in_sets != 1 => {
                     return Err(format!("full superblock {sb} is in {in_sets} victim sets"))
                 }
@@ -858,6 +987,9 @@ impl Ftl {
         for &sb in pools {
             if std::mem::replace(&mut pooled[sb as usize], true) {
                 return Err(format!("superblock {sb} is in the free pools twice"));
+            }
+            if self.state[sb as usize] == SbState::Retired {
+                return Err(format!("retired superblock {sb} is in a free pool"));
             }
         }
         Ok(())

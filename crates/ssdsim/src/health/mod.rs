@@ -24,14 +24,16 @@ use serde::Serialize;
 /// Bytes in one data unit of the health log: a thousand 512-byte units.
 pub const DATA_UNIT_BYTES: u64 = 1000 * 512;
 
-/// Critical Warning bits (NVMe base specification, SMART / Health Information log).
+/// Critical Warning bits (NVMe base specification, SMART / Health Information log): spare
+/// below its threshold, temperature, reliability degraded, all media read-only.
+const WARNING_SPARE: u8 = 1 << 0;
 const WARNING_TEMPERATURE: u8 = 1 << 1;
+const WARNING_DEGRADED: u8 = 1 << 2;
+const WARNING_READ_ONLY: u8 = 1 << 3;
 
 /// The spare threshold the drive declares, %: vendor-specific in the specification; 10 %
-/// is what many client drives report. The model has no spare blocks to lose, so the
-/// available spare stays at 100 %.
+/// is what many client drives report.
 const SPARE_THRESHOLD_PCT: u8 = 10;
-const AVAILABLE_SPARE_PCT: u8 = 100;
 
 /// Power cycles: the simulated drive was powered on once, when it was made (a resumed
 /// run makes a new drive, as a new power-on).
@@ -76,15 +78,17 @@ impl SmartLog {
         let thermal = drive.thermal_log();
         // without a thermal model: nothing logged, no throttling, no shutdown
         let log = thermal.unwrap_or_default();
-        let wear = drive.config().wear.as_ref();
+        let rated = drive.config().wear.as_ref().map(|w| w.rated_pe_cycles);
+        let wear = drive.wear();
+        // rounded down: a drive reports 9 % until a whole tenth of the spare is gone
+        let avail_spare = wear.available_spare_pct.floor() as u8;
         SmartLog {
-            critical_warning: critical_warning(thermal, drive.thermal_limits()),
+            critical_warning: temperature_warning(thermal, drive.thermal_limits())
+                | wear_warnings(avail_spare, wear.read_only),
             temperature: thermal.map_or(0, |t| kelvin(t.composite_c)),
-            avail_spare: AVAILABLE_SPARE_PCT,
+            avail_spare,
             spare_thresh: SPARE_THRESHOLD_PCT,
-            percent_used: wear.map_or(0, |w| {
-                percent_used(counters.erases, counters.superblocks, w.rated_pe_cycles)
-            }),
+            percent_used: rated.map_or(0, |r| percent_used(wear.mean_pe, r)),
             endurance_grp_critical_warning_summary: 0,
             data_units_read: data_units(counters.host_read_bytes),
             data_units_written: data_units(counters.host_write_bytes),
@@ -92,7 +96,7 @@ impl SmartLog {
             host_write_commands: counters.host_write_commands,
             controller_busy_time: (drive.busy_s() / 60.0) as u64,
             power_cycles: POWER_CYCLES,
-            power_on_hours: (drive.now_s() / 3600.0) as u64,
+            power_on_hours: (drive.power_on_s() / 3600.0) as u64,
             // a drive that dropped off the bus went down without a shutdown notification
             unsafe_shutdowns: log.shutdowns,
             media_errors: log.shutdowns,
@@ -120,7 +124,7 @@ pub fn kelvin(celsius: f64) -> u16 {
 
 /// The temperature bit while the composite temperature is at or above CCTEMP, and from
 /// the first thermal shutdown on (a real drive keeps it after such an event).
-fn critical_warning(thermal: Option<ThermalLog>, limits: Option<ThermalLimits>) -> u8 {
+fn temperature_warning(thermal: Option<ThermalLog>, limits: Option<ThermalLimits>) -> u8 {
     let too_hot = match (thermal, limits) {
         (Some(t), Some(l)) => t.composite_c >= l.cctemp_c,
         _ => false,
@@ -133,12 +137,24 @@ fn critical_warning(thermal: Option<ThermalLog>, limits: Option<ThermalLimits>) 
     }
 }
 
-/// Percentage of the rated endurance used: the mean P/E cycles of the superblocks
-/// (`erases` over `superblocks`) over `[drive.wear].rated_pe_cycles`, rounded down, 255 at
-/// most as the specification caps it. A preset without `[drive.wear]` rates no
+/// The spare bit below the spare threshold; a read-only drive sets the read-only bit and
+/// the reliability bit (its media can no longer take data).
+fn wear_warnings(avail_spare: u8, read_only: bool) -> u8 {
+    let mut bits = 0;
+    if avail_spare < SPARE_THRESHOLD_PCT {
+        bits |= WARNING_SPARE;
+    }
+    if read_only {
+        bits |= WARNING_READ_ONLY | WARNING_DEGRADED;
+    }
+    bits
+}
+
+/// Percentage of the rated endurance used: the mean wear of the superblocks (native P/E
+/// cycles, SLC-mode cycles weighted) over `[drive.wear].rated_pe_cycles`, rounded down,
+/// 255 at most as the specification caps it. A preset without `[drive.wear]` rates no
 /// endurance: 0.
-fn percent_used(erases: u64, superblocks: u32, rated_pe_cycles: u32) -> u8 {
-    let mean_pe = erases as f64 / superblocks.max(1) as f64;
+fn percent_used(mean_pe: f64, rated_pe_cycles: u32) -> u8 {
     (100.0 * mean_pe / rated_pe_cycles.max(1) as f64).clamp(0.0, 255.0) as u8
 }
 

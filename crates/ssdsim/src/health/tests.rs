@@ -189,10 +189,19 @@ fn temperatures_are_whole_kelvin_and_never_read_as_no_sensor() {
 
 #[test]
 fn percentage_used_is_mean_pe_cycles_over_the_rating() {
-    assert_eq!(percent_used(0, 32, 3000), 0);
-    assert_eq!(percent_used(32 * 30, 32, 3000), 1);
-    assert_eq!(percent_used(32 * 3000, 32, 3000), 100);
-    assert_eq!(percent_used(u64::MAX, 32, 10), 255);
+    assert_eq!(percent_used(0.0, 3000), 0);
+    assert_eq!(percent_used(30.0, 3000), 1);
+    assert_eq!(percent_used(2999.9, 3000), 99);
+    assert_eq!(percent_used(3000.0, 3000), 100);
+    assert_eq!(percent_used(1e9, 10), 255);
+}
+
+#[test]
+fn spare_below_its_threshold_and_read_only_media_set_their_warning_bits() {
+    assert_eq!(wear_warnings(100, false), 0);
+    assert_eq!(wear_warnings(10, false), 0);
+    assert_eq!(wear_warnings(9, false), 1);
+    assert_eq!(wear_warnings(0, true), 1 | 4 | 8);
 }
 
 #[test]
@@ -208,10 +217,10 @@ fn the_temperature_warning_comes_at_cctemp_and_stays_after_a_shutdown() {
         shutdowns,
         ..ThermalLog::default()
     };
-    assert_eq!(critical_warning(None, None), 0);
-    assert_eq!(critical_warning(Some(at(87.9, 0)), Some(limits)), 0);
-    assert_eq!(critical_warning(Some(at(88.0, 0)), Some(limits)), 2);
-    assert_eq!(critical_warning(Some(at(40.0, 1)), Some(limits)), 2);
+    assert_eq!(temperature_warning(None, None), 0);
+    assert_eq!(temperature_warning(Some(at(87.9, 0)), Some(limits)), 0);
+    assert_eq!(temperature_warning(Some(at(88.0, 0)), Some(limits)), 2);
+    assert_eq!(temperature_warning(Some(at(40.0, 1)), Some(limits)), 2);
 }
 
 fn apst_entries(text: &str) -> Vec<(u64, u64)> {

@@ -13,7 +13,8 @@
 //! [`Recorder`]. A drive that heats is heated as its time passes, and while it throttles
 //! it fetches each command when its [`Heat`] lets it. However slow the drive, the step's
 //! time is bounded: work that would end past [`bounds::MAX_STEP_S`] of drive time stops
-//! the loop ([`Stop::TooLong`]); so does a drive that overheats ([`Stop::Overheated`]).
+//! the loop ([`Stop::TooLong`]); so does a drive that overheats ([`Stop::Overheated`]),
+//! and a write to a drive that has gone read-only ([`Stop::ReadOnly`]).
 
 use super::commands::{lba_of, Command, Commands, Dir, Generator};
 use super::recorder::Recorder;
@@ -49,6 +50,8 @@ pub(super) enum Stop {
     /// It was still running after [`bounds::MAX_STEP_S`] of drive time.
     TooLong,
     Overheated(Overheated),
+    /// A write found the drive read-only (its spare ran out).
+    ReadOnly,
 }
 
 /// One fio job of a step, as the loop runs it.
@@ -404,6 +407,9 @@ impl ClosedLoop<'_, '_> {
             }
             let job = &mut self.jobs[j];
             let command = job.commands.next(self.dev, self.rng);
+            if command.dir == Dir::Write && self.dev.read_only() {
+                return Err(Stop::ReadOnly);
+            }
             let done = issue(self.dev, command, self.power.command_at(ti));
             job.issued += command.bs;
             job.all_done = job.all_done.max(done);

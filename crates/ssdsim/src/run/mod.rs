@@ -38,6 +38,7 @@ use crate::rng::Rng;
 use crate::step::{Counters, SimError, Step, StepResult};
 use crate::thermal::{Heat, Overheated, ThermalLimits, ThermalLog};
 use crate::time::NS_PER_S;
+use crate::wear::{age::Age, WearSummary};
 use closed_loop::{Job, Stop};
 use recorder::Recorder;
 
@@ -65,6 +66,8 @@ pub struct Drive {
     busy_ns: u64,
     seed: u64,
     rng: Rng,
+    /// Powered-on time that ageing stands for, seconds (see [`Drive::age`]).
+    aged_s: f64,
 }
 
 impl Drive {
@@ -98,6 +101,7 @@ impl Drive {
             busy_ns: 0,
             seed,
             rng: Rng::new(seed),
+            aged_s: 0.0,
         })
     }
 
@@ -163,6 +167,17 @@ impl Drive {
         self.heat.as_ref().map(Heat::log)
     }
 
+    /// The drive's wear in figures.
+    pub fn wear(&self) -> WearSummary {
+        self.dev.ftl().wear().summary()
+    }
+
+    /// Seconds the drive has been powered on: its virtual time and the time its ageing
+    /// stands for.
+    pub fn power_on_s(&self) -> f64 {
+        self.now_s() + self.aged_s
+    }
+
     /// Check the FTL invariants (O(capacity)).
     pub fn check_invariants(&self) -> Result<(), String> {
         self.dev.ftl().check()
@@ -183,6 +198,9 @@ impl Drive {
         self.power.begin_step();
         if let Some(heat) = &mut self.heat {
             heat.begin_step(t0);
+        }
+        if let Some(age) = step.age {
+            return self.age(step, age, &before);
         }
         if step.is_purge() {
             self.power.command_at(t0); // a sanitize is a command: the drive wakes for it
@@ -238,7 +256,40 @@ impl Drive {
             }
             Err(Stop::TooLong) => Err(self.too_long(step)),
             Err(Stop::Overheated(o)) => Err(self.overheated(o)),
+            Err(Stop::ReadOnly) => {
+                self.now = self.dev.quiet_at();
+                Err(SimError::read_only(&step.label))
+            }
         }
+    }
+
+    /// An `age` step: the drive's wear set as a history of writes would have left it, and
+    /// its powered-on time advanced by the time of those writes; its clock stays (the
+    /// history is the drive's past, not the run's time).
+    fn age(&mut self, step: &Step, age: Age, before: &Counters) -> Result<StepResult, SimError> {
+        let last = self.dev.ftl().wear().longest_life();
+        let target = age
+            .target(self.cfg.wear.as_ref(), last)
+            .map_err(|e| SimError::Step(format!("step {}: {e}", step.label)))?;
+        let from = self.wear().mean_pe;
+        let (aged, history) = self.dev.age(target, &self.cfg);
+        self.aged_s += history.seconds;
+        let after = self.dev.snapshot();
+        let mut result = recorder::purge_result(step, self.now, self.now, before, &after, None);
+        let w = self.wear();
+        result.notes = vec![format!(
+            "aged from {from:.0} to {:.0} P/E cycles (least {:.0}, most {:.0}): {} superblocks retired, {:.1} TB written by the host and {:.1} TB by the NAND in {:.0} powered-on hours; spare {:.0} %{}",
+            w.mean_pe,
+            w.min_pe,
+            w.max_pe,
+            aged.retired,
+            history.host_bytes as f64 / 1e12,
+            history.nand_bytes as f64 / 1e12,
+            history.seconds / 3600.0,
+            w.available_spare_pct,
+            if w.read_only { ", read-only" } else { "" },
+        )];
+        Ok(result)
     }
 
     /// Heat the drive up to `t`.

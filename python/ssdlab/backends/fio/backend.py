@@ -31,6 +31,7 @@ from pathlib import Path
 from ssdlab.backends import ProgressCallback, StepOutcome
 from ssdlab.backends.fio import logs, parse, runner
 from ssdlab.backends.fio.jobfile import Invocation, job_text, logs_each_io
+from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands
 from ssdlab.model import DirectionResult, Op, Phase, SecondPoint, Step, StepResult
 
@@ -86,6 +87,9 @@ class FioBackend:
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
         if step.phase is Phase.PURGE:
             return self._run_purge(step, started)
+        if step.phase is Phase.AGE:
+            raise SsdlabError(f"step {step.label!r} ages the drive as a state, which only a simulated drive can: "
+                              "a real drive ages by writing (the endurance suite)")
         with tempfile.TemporaryDirectory(prefix="ssdlab-fio-", dir=self._workdir) as tmp:
             try:
                 return self._run_bursts(step, started, Path(tmp), progress)
