@@ -4,8 +4,9 @@ A test is the unit of resumption. Its steps are committed as they finish, and
 it becomes `done` only with its score; a test interrupted half-way is started
 again from its purge, so its results never mix two attempts.
 
-A power test (catalogue/power.py) measures more after its steps, through `_TestRun`, and is
-skipped, with the reason stored, on a target without what it needs.
+A power test (catalogue/power.py) measures more after its steps, through `_TestRun`. A test
+that needs more than I/O (telemetry; the simulator's age step) is skipped, with the reason
+stored, on a target without it, before any of its steps.
 
 Telemetry goes beside it: the health log before and after every test (after a
 failing step too: a media error may be why it failed), temperature and energy with
@@ -63,9 +64,9 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
             telemetry: RunTelemetry | None = None, scale: Scale | None = None, repeat: int = 1) -> None:
     """Run every test of the run that is not done; mark the run done at the end.
 
-    A test the target cannot run (a power test without the telemetry it needs) is skipped
-    with the reason. A failing step marks its test and the run failed and re-raises, so the
-    user sees why; `ssdlab resume` retries from that test."""
+    A test the target cannot run (without the telemetry, or the age step, it needs) is
+    skipped with the reason. A failing step marks its test and the run failed and re-raises,
+    so the user sees why; `ssdlab resume` retries from that test."""
     telemetry = telemetry or RunTelemetry(Telemetry())
     scale = scale or Scale()
     _store_notes(store, run_id, telemetry, reporter)
@@ -76,7 +77,7 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
         test, seq = record.test, record.seq
         definition = lookup(test.id)
         reporter.test_started(position, len(records), test)
-        if isinstance(definition, PowerTest) and (reason := telemetry.missing(definition.needs(), backend.name)):
+        if reason := telemetry.missing(definition.needs(), backend.name):
             store.skip_test(run_id, seq, reason)
             reporter.telemetry_notes([f"{test.id} cannot run on this target: {reason}"])
             continue

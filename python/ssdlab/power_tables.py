@@ -1,7 +1,8 @@
-"""The tables of the power suite's scores (catalogue/power.py), for `show` and the report:
-power states, APST and thermal thresholds; wake-up latency and power state per idle
-length; idle power; the thermal soak's first throttle; health before the run and after its
-tests."""
+"""The tables of the scores that hold more than one figure, for `show` and the report: the
+power suite's (catalogue/power.py: power states, APST and thermal thresholds; wake-up latency
+and power state per idle length; idle power; the thermal soak's first throttle; health
+before the run and after its tests) and slc-retirement's fills young and aged
+(catalogue/aged.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def _text(value: Any, unit: str = "") -> str:
 
 
 def power_tables(test_id: str, score: dict[str, Any] | None) -> list[PowerTable]:
-    """The tables of one test's score; none for a test outside the power suite or without a score."""
+    """The tables of one test's score; none for a test whose score is one figure, or without a score."""
     if not score:
         return []
     if test_id == "power-states":
@@ -48,6 +49,13 @@ def power_tables(test_id: str, score: dict[str, Any] | None) -> list[PowerTable]
             ("seconds to the first throttle", _text(score["seconds_to_first_throttle"])),
             ("GB written before it", _text(score["gb_before_first_throttle"])),
             ("throttled MB/s", _text(score["throttled_mbps"]))])]
+    if test_id == "slc-retirement":
+        fills = (score["young"], score["aged"])
+        return [(f"the fill young and aged to {score['age']}", ("", "young", "aged"), [
+            ("SLC cache (GiB)", *(_text(f["slc_cache_gib"]) or "none seen" for f in fills)),
+            *((label, *(_text(f[key]) for f in fills)) for label, key in (
+                ("mean MB/s", "value"), ("MB/s over the last 16 GiB", "last16_mbps"),
+                ("GiB written", "gib_written")))])]
     if test_id == "health":
         return [("health before the run and after its tests", ("", "before", "after", "change"),
                  [tuple(row) for row in score["before_after"]])]

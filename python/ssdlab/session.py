@@ -9,6 +9,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from ssdlab import locks, signals
 from ssdlab.backends import Backend
 from ssdlab.backends.fio import FioBackend
@@ -21,11 +23,12 @@ from ssdlab.backends.sim_host import (
     Cooling,
     SimHost,
 )
-from ssdlab.catalogue import PowerTest, Scale, check_selection, compile_tests, estimated_seconds, lookup
-from ssdlab.errors import Interrupted, SsdlabError
+from ssdlab.catalogue import Scale, check_selection, compile_tests, estimated_seconds, lookup
+from ssdlab.errors import Interrupted, SsdlabError, validation_problems
 from ssdlab.execution import Reporter, execute
 from ssdlab.external import Commands
-from ssdlab.model import RunStatus, Test, TestStatus
+from ssdlab.model import Age, RunStatus, Test, TestStatus
+from ssdlab.model.steps import REAL_DRIVES_AGE
 from ssdlab.presets import Preset, load_preset
 from ssdlab.repeats import MAX_REPEAT
 from ssdlab.store import Store
@@ -41,6 +44,7 @@ from ssdlab.telemetry.simulated import SimulatedNvme
 from ssdlab.units import GiB
 
 SIM_HOST = "sim_host"  # the run option that keeps a simulated drive's SimHost
+SIM_AGE = "sim_age"  # the run option that keeps a simulated drive's Age (`--age`), when it has one
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,7 @@ class RunRequest:
     no_low_power_states: bool = False  # --no-low-power-states
     cooling: Cooling | None = None  # --cooling
     ambient_c: float | None = None  # --ambient-c
+    age: Age | None = None  # --age: the simulated drive worn to this before the first test (its prior life)
     repeat: int = 1  # --repeat: each measured step this many times (repeats.py)
 
 
@@ -81,7 +86,7 @@ def default_file_size(test_ids: list[str], scale: Scale) -> int:
 def planned_capacity(request: RunRequest, test_ids: list[str]) -> int:
     """The target's capacity without touching it (for planning and --dry-run)."""
     if request.target.startswith(SIM_PREFIX):
-        return open_simulated(request.target, host=sim_host(request))[0].capacity
+        return open_simulated(request.target, host=sim_host(request), age=request.age)[0].capacity
     path = Path(request.target).expanduser()
     if path.is_block_device():
         return resolve.device_capacity(path)
@@ -106,7 +111,10 @@ def power_meter(request: RunRequest) -> PowerMeter | None:
 
 def sim_host(request: RunRequest) -> SimHost | None:
     """The host of a simulated drive from the run's options; None for a real target, whose
-    host is the machine itself (the options are refused for it)."""
+    host is the machine itself (the options are refused for it, --age too)."""
+    if request.age is not None and not request.target.startswith(SIM_PREFIX):
+        raise SsdlabError(f"--age wears a simulated drive as a state; {REAL_DRIVES_AGE}. Leave --age out, "
+                          "or give a sim:PRESET target")
     given = {"--apst-latency-us": request.apst_latency_us is not None,
              "--no-low-power-states": request.no_low_power_states,
              "--cooling": request.cooling is not None, "--ambient-c": request.ambient_c is not None}
@@ -128,13 +136,13 @@ def dry_run_document(request: RunRequest) -> dict:
     meter = power_meter(request)
     host = sim_host(request)
     _, _, test_ids = selected_tests(request)
-    simulated = open_simulated(request.target, host=host)[0] if host is not None else None
+    simulated = open_simulated(request.target, host=host, age=request.age)[0] if host is not None else None
     capacity = simulated.capacity if simulated else planned_capacity(request, test_ids)
     tests = compile_tests(test_ids, request.scale, capacity)
     skipped = planned_skips(request, tests, capacity, meter is not None, simulated)
     keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
             "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series",
-            "rate_iops", "fill_state", "time_based")
+            "rate_iops", "fill_state", "time_based", "age")
     # A simulated drive runs in virtual time: the estimate is the drive's time, not the wall's.
     clock = "drive" if request.target.startswith(SIM_PREFIX) else "wall"
     # A plan must not look runnable on a device that the real run will refuse.
@@ -145,7 +153,8 @@ def dry_run_document(request: RunRequest) -> dict:
                        **({"skipped": skipped[t.id]} if t.id in skipped else {})} for t in tests],
             "estimated_seconds": round(sum(estimated_seconds(t, request.scale, request.repeat)
                                            for t in tests if t.id not in skipped)),
-            "repeat": request.repeat, "clock": clock, "refusals": refusals}
+            "repeat": request.repeat, "clock": clock, "refusals": refusals,
+            **({"age": str(request.age)} if request.age is not None else {})}
 
 
 def planned_skips(request: RunRequest, tests: list[Test], capacity: int, has_meter: bool,
@@ -153,7 +162,7 @@ def planned_skips(request: RunRequest, tests: list[Test], capacity: int, has_met
     """Why each test that needs more than I/O would be skipped on this target (its id ->
     the reason), from the probe the run itself makes; only read-only queries, and none
     when no test needs them. `simulated`: the drive of a sim: target."""
-    needs = {t.id: definition.needs() for t in tests if isinstance(definition := lookup(t.id), PowerTest)}
+    needs = {t.id: lookup(t.id).needs() for t in tests}
     if not any(needs.values()):
         return {}
     if simulated is not None:
@@ -167,13 +176,15 @@ def planned_skips(request: RunRequest, tests: list[Test], capacity: int, has_met
             if (reason := missing(test_needs, found, has_meter, engine))}
 
 
-def open_simulated(spec: str, preset_text: str | None = None, host: SimHost = DEFAULT_HOST) -> tuple[SimBackend, dict]:
-    """A fresh simulated drive on `host`; on resume, from the very preset text the run stored."""
+def open_simulated(spec: str, preset_text: str | None = None, host: SimHost = DEFAULT_HOST,
+                   age: Age | None = None) -> tuple[SimBackend, dict]:
+    """A fresh simulated drive on `host`, worn to `age` when given (refused when its preset
+    cannot reach it); on resume, from the very preset text the run stored."""
     name = spec[len(SIM_PREFIX):]
     if not name:
         raise SsdlabError("`sim:` needs a preset: `ssdlab drives` lists them, e.g. sim:wd-sn850-1tb")
     preset = load_preset(name) if preset_text is None else Preset(name, Path(name), preset_text)
-    backend = SimBackend(preset, host=host)
+    backend = SimBackend(preset, host=host, age=age)
     ident = {"preset": preset.name, "model": preset.title, "capacity_bytes": backend.capacity,
              "preset_sha256": preset.sha256}
     return backend, ident
@@ -267,10 +278,12 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
     options: dict = {"force": request.force, "power_meter": request.power_meter, "repeat": request.repeat}
     with ExitStack() as holds:
         if host is not None:
-            backend, ident = open_simulated(request.target, host=host)
+            backend, ident = open_simulated(request.target, host=host, age=request.age)
             kind, capacity = TargetKind.SIM, backend.capacity
             options["preset_toml"] = backend.preset.text
             options[SIM_HOST] = host.model_dump()
+            if request.age is not None:
+                options[SIM_AGE] = request.age.model_dump(mode="json")
             tests = compile_tests(test_ids, request.scale, capacity)
             telemetry = _simulated_telemetry(request.target, backend)
         else:
@@ -307,7 +320,8 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         if run.target_kind == TargetKind.SIM:
             # a run stored before the host was an option ran on the default host
             host = SimHost.parse(extras["options"].get(SIM_HOST, {}), f"the simulated host stored with run {run_id}")
-            backend, _ = open_simulated(run.target, extras["options"]["preset_toml"], host)
+            age = _stored_age(extras["options"].get(SIM_AGE), run_id)
+            backend, _ = open_simulated(run.target, extras["options"]["preset_toml"], host, age)
             telemetry = _simulated_telemetry(run.target, backend)
         else:
             meter = _recorded_meter(store, run_id, extras["options"].get("power_meter"))
@@ -318,6 +332,16 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         _execute(store, run_id, backend, pending, show_progress, telemetry, Scale(run.scale),
                  int(extras["options"].get("repeat", 1)))
     return run_id
+
+
+def _stored_age(stored: dict | None, run_id: int) -> Age | None:
+    """The age the run's drive was worn to (None: a run without --age, or stored before it)."""
+    if stored is None:
+        return None
+    try:
+        return Age.model_validate(stored)
+    except ValidationError as exc:
+        raise SsdlabError(f"the simulated drive's age stored with run {run_id}: {validation_problems(exc)}") from None
 
 
 def _recorded_meter(store: Store, run_id: int, spec: str | None) -> PowerMeter | None:

@@ -73,7 +73,8 @@ def plan(targets: Sequence[str], request: RunRequest, asked_jobs: int | None, me
     power_meter(requests[0])  # a simulated drive's power comes from its preset: refused here
     for r in requests:
         sim_host(r)
-    # Building each drive refuses a bad preset before any run starts, and gives its size.
+    # Building each drive refuses a bad preset, or an age it cannot reach, before any run starts, and
+    # gives its size.
     needs = sorted((-(-planned_capacity(r, selected_tests(r)[2]) * SIM_BYTES_PER_TB // TB) for r in requests),
                    reverse=True)
     jobs = min(len(requests), asked_jobs or len(os.sched_getaffinity(0)))

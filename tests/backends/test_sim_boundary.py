@@ -10,7 +10,7 @@ import pytest
 
 from ssdlab import _ssdsim
 from ssdlab.backends.sim import SimBackend
-from ssdlab.model import Age, Op, Phase, Step
+from ssdlab.model import Age, Op, Phase, PowerOff, Step
 from ssdlab.model.steps import Flow, SplitSize, SteadyState, Zone, Zoned
 from ssdlab.presets import load_preset
 from tests.paths import SMALL_PRESET as SMALL
@@ -55,6 +55,7 @@ CHANGES = {
     "log_ios": dict(log_ios=True),
     "concurrent": dict(concurrent=[Step(label="other", rw=Op.RANDREAD, bs=4 * KiB, size=MiB)]),
     "age": dict(phase=Phase.AGE, age=Age.parse("10%")),
+    "power_off": dict(phase=Phase.OFF, power_off=PowerOff(seconds=3600, temperature_c=40)),
 }
 
 
@@ -71,6 +72,9 @@ def test_the_simulator_takes_every_field_of_a_step(drive, field):
     raw = drive.run_step(step.model_dump_json())
     if step.phase is Phase.AGE:  # no I/O: the drive's wear moves instead
         assert raw["counters"]["mean_pe_cycles"] == pytest.approx(300, abs=1)  # 10 % of 3000
+        return
+    if step.phase is Phase.OFF:  # no I/O: the drive's data ages instead
+        assert raw["notes"] == ["powered off 1.0 h at 40.0 °C, and on again"]
         return
     moved = sum(raw[d]["bytes"] for d in ("read", "write") if raw[d])
     # each job's limit, its verify's reads too; a split's last I/O may end past the limit

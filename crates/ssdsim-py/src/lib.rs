@@ -320,6 +320,10 @@ fn counters_to<'py>(py: Python<'py>, c: &ssdsim::Counters) -> PyResult<Bound<'py
     out.set_item("superblocks", c.superblocks)?;
     out.set_item("bad_superblocks", c.bad_superblocks)?;
     out.set_item("mean_pe_cycles", c.mean_pe_cycles)?;
+    out.set_item("read_retries", c.read_retries)?;
+    out.set_item("soft_decodes", c.soft_decodes)?;
+    out.set_item("parity_rebuilds", c.parity_rebuilds)?;
+    out.set_item("uncorrectable_reads", c.uncorrectable_reads)?;
     out.set_item("mapped_bytes", c.mapped_bytes)?;
     out.set_item("rmw_reads", c.rmw_reads)?;
     out.set_item("unwritten_read_bytes", c.unwritten_read_bytes)?;

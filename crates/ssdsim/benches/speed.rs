@@ -15,6 +15,8 @@
 //!
 //! Each scenario runs in its own child process so that its max RSS is its own.
 //! Optional argument: a preset name (default: wd-sn850-1tb), or `--child <scenario> <preset>`.
+use ssdsim::wear::age::{Age, AgeUnit};
+use ssdsim::wear::retention::PowerOff;
 use ssdsim::{Drive, DriveConfig, Op, Step};
 use std::time::Instant;
 
@@ -138,6 +140,65 @@ fn reads(preset: &str) {
     }
 }
 
+/// An aged drive (issue 25): ageing it to 3000 P/E cycles (target under 10 s for 1 TB),
+/// and whole-drive read-backs (128 KiB QD32) on it against a fresh drive's, in CPU time
+/// per command (target: at least half the fresh speed): of data just written, and of the
+/// same data a year later (the worst case: most pages need several read retries).
+fn aged(preset: &str) {
+    let year = PowerOff {
+        seconds: 365.25 * 24.0 * 3600.0,
+        temperature_c: 30.0,
+    };
+    let mut per_command = Vec::new();
+    for pe in [0.0, 3000.0] {
+        let mut d = drive(preset);
+        let w = Instant::now();
+        d.run(&Step::aged(
+            "age",
+            Age {
+                value: pe,
+                unit: AgeUnit::Pe,
+            },
+        ))
+        .unwrap();
+        let age_s = w.elapsed().as_secs_f64();
+        println!("aged {pe:.0} P/E {preset}: aged in {age_s:.3} s wall (target < 10)");
+        let span = d.whole_span(128 * KIB);
+        d.run(
+            &Step::new("fill", Op::Write, 128 * KIB, span)
+                .qd(32)
+                .idle_after(600.0),
+        )
+        .unwrap();
+        for data in ["just written", "a year old"] {
+            if data == "a year old" {
+                d.run(&Step::off("year", year)).unwrap();
+            }
+            let c0 = cpu_s();
+            let r = d
+                .run(&Step::new("read", Op::Read, 128 * KIB, span).qd(32))
+                .unwrap();
+            let cpu = cpu_s() - c0;
+            let n = r.read.as_ref().unwrap().ios;
+            per_command.push(cpu / n as f64);
+            let c = r.counters;
+            println!(
+                "  read-back of data {data}: {n} commands in {cpu:.2} CPU-s = {:.2} M commands per CPU-second; virtual {:.0} MB/s, {} retries, {} soft decodes, {} uncorrectable",
+                n as f64 / cpu / 1e6,
+                r.mbps(),
+                c.read_retries,
+                c.soft_decodes,
+                c.uncorrectable_reads
+            );
+        }
+    }
+    println!(
+        "aged drive's read-back at {:.2} (data just written) and {:.2} (a year old) of the fresh drive's speed in CPU time per command (target >= 0.5)",
+        per_command[0] / per_command[2],
+        per_command[1] / per_command[3]
+    );
+}
+
 /// The machine's memory and compute speed, as references for the figures above.
 fn machine() {
     const AHEAD: usize = 16;
@@ -192,6 +253,7 @@ fn main() {
             "steady" => steady(&args[2]),
             "reads" => reads(&args[2]),
             "machine" => machine(),
+            "aged" => aged(&args[2]),
             other => panic!("unknown scenario {other}"),
         }
         return;
@@ -201,7 +263,7 @@ fn main() {
         .cloned()
         .unwrap_or_else(|| "wd-sn850-1tb".into());
     let me = std::env::current_exe().unwrap();
-    for scenario in ["machine", "fill", "steady", "reads"] {
+    for scenario in ["machine", "fill", "steady", "reads", "aged"] {
         let st = std::process::Command::new(&me)
             .args(["--child", scenario, &preset])
             .status()

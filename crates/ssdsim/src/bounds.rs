@@ -347,6 +347,39 @@ pub const ENDURANCE_SIGMA: Bound = Bound::real(0.0, 1.0, "");
 /// 30 TB tens of PB; 1 TB to 1 EB is a wide margin.
 pub const RATED_TBW: Bound = Bound::real(1.0, 1e6, "TB");
 
+// ------------------------------------------------------------------ [drive.errors], [drive.ecc]
+
+/// Raw bit error rates and the limits of decoders: 1e-9 (SLC-grade) to 0.1 (beyond any
+/// decoder: half the bits of a page are then noise).
+pub const RBER: Bound = Bound::real(0.0, 0.1, "");
+
+/// Exponents of the RBER's power laws: published fits stay within 0 to 3 (errors grow
+/// much slower than exponentially with wear).
+pub const RBER_EXPONENT: Bound = Bound::real(0.0, 3.0, "");
+
+/// `activation_ev`: JEDEC uses 1.1 eV; measured acceleration on real flash is often far
+/// weaker; 0 (no acceleration) to 2 eV.
+pub const ACTIVATION_EV: Bound = Bound::real(0.0, 2.0, "eV");
+
+/// `reference_c` and the temperature of a powered-off drive: -40 to 125 °C (storage and
+/// bake temperatures).
+pub const RETENTION_C: Bound = Bound::real(-40.0, 125.0, "°C");
+
+/// `codeword_sigma`: 0 (every codeword of a page alike) to 2.
+pub const CODEWORD_SIGMA: Bound = Bound::real(0.0, 2.0, "");
+
+/// Decoder times: LDPC iterations take about a microsecond; 0 to 10 ms.
+pub const DECODE_US: Bound = Bound::real(0.0, 10_000.0, "µs");
+
+/// Decoder iterations: 1 to 1000.
+pub const ITERATIONS: Bound = Bound::integer(1, 1000, "");
+
+/// Read-retry steps and soft senses: 1 to 100 (vendor tables hold tens of entries).
+pub const RETRY_STEPS: Bound = Bound::integer(1, 100, "");
+
+/// `retention_shift`: 1 (retry wins nothing back) to 100.
+pub const RETENTION_SHIFT: Bound = Bound::real(1.0, 100.0, "x");
+
 // ------------------------------------------------------------------ steps
 
 /// Longest step in seconds of drive time (11.6 days): its I/O and the idle between

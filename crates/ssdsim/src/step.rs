@@ -11,6 +11,7 @@ use crate::bounds::{self, Bound};
 use crate::pattern::{check_split, Distribution, Flow, SplitSize, SteadyState};
 use crate::power::Work;
 use crate::wear::age::Age;
+use crate::wear::retention::PowerOff;
 use serde::Deserialize;
 use std::fmt;
 
@@ -65,6 +66,8 @@ pub enum Phase {
     Measure,
     /// Age the drive (its `age`); the I/O fields are ignored.
     Age,
+    /// Leave the drive powered off (its `power_off`); the I/O fields are ignored.
+    Off,
 }
 
 /// One workload unit. Closed: a field the simulator does not know is refused.
@@ -142,6 +145,8 @@ pub struct Step {
     pub concurrent: Vec<Step>,
     /// The wear an `age` step brings the drive to (that phase only).
     pub age: Option<Age>,
+    /// How long and how warm an `off` step leaves the drive unpowered (that phase only).
+    pub power_off: Option<PowerOff>,
 }
 
 impl Step {
@@ -180,6 +185,7 @@ impl Step {
             log_ios: false,
             concurrent: vec![],
             age: None,
+            power_off: None,
         }
     }
 
@@ -202,6 +208,15 @@ impl Step {
     /// A purge does no I/O: it returns the drive to fresh-out-of-box.
     pub fn is_purge(&self) -> bool {
         self.phase == Phase::Purge
+    }
+
+    /// An `off` step: the drive unpowered as `off` says.
+    pub fn off(label: &str, off: PowerOff) -> Step {
+        Step {
+            phase: Phase::Off,
+            power_off: Some(off),
+            ..Step::new(label, Op::Trim, 4096, 4096)
+        }
     }
 
     /// An `age` step, to `age`.
@@ -259,10 +274,18 @@ impl Step {
         if (self.phase == Phase::Age) != self.age.is_some() {
             return Err(format!("step {l}: an age step, and only one, has an age"));
         }
-        if self.phase == Phase::Age {
+        if (self.phase == Phase::Off) != self.power_off.is_some() {
+            return Err(format!(
+                "step {l}: an off step, and only one, has a power_off"
+            ));
+        }
+        if let Some(off) = self.power_off {
+            off.check().map_err(|e| format!("step {l}: {e}"))?;
+        }
+        if matches!(self.phase, Phase::Age | Phase::Off) {
             if self.rate_iops.is_some() || self.fill_state.is_some() {
                 return Err(format!(
-                    "step {l}: an age step has no rate and no fill state"
+                    "step {l}: an age or off step has no rate and no fill state"
                 ));
             }
             return Ok(());
@@ -611,6 +634,13 @@ pub struct Counters {
     /// Bytes of 4 KiB units never written since the purge, or trimmed, that the drive
     /// read for the host (or read ahead of it): answered without a NAND read.
     pub unwritten_read_bytes: u64,
+    /// Page reads (the host's and the drive's own) that needed each decoding tier beyond
+    /// the first hard decode: reads again at shifted voltages, soft decodes, parity
+    /// rebuilds; and those no tier corrected (media errors).
+    pub read_retries: u64,
+    pub soft_decodes: u64,
+    pub parity_rebuilds: u64,
+    pub uncorrectable_reads: u64,
 }
 
 /// What a step cost in energy, and where its time went among the power states.

@@ -6,10 +6,11 @@ passes. Its power model gives every step its energy over the busy time (`energy_
 efficiency figures are live) and, among its counters, the energy of the idle time and the
 seconds spent in each power state.
 
-The drive's host is part of the run's options (backends/sim_host.py). idle-wake's "APST
-off" switches the limit on the drive itself (`apst_off`) and puts it back; nothing of it
-outlives the process, so unlike a real drive's switch nothing is recorded for a later
-restore: a resumed run builds a new drive from the run's options.
+The drive's host is part of the run's options (backends/sim_host.py), and so is its age
+(`run --age`: its life before the run, set as a state by the simulator's age step before the
+first test). idle-wake's "APST off" switches the limit on the drive itself (`apst_off`) and
+puts it back; nothing of it outlives the process, so unlike a real drive's switch nothing is
+recorded for a later restore: a resumed run builds a new drive from the run's options.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ssdlab import _ssdsim
 from ssdlab.backends import JobFigures, ProgressCallback, StepOutcome
 from ssdlab.backends.sim_host import DEFAULT_HOST, SimHost
 from ssdlab.errors import BackendFailed, SsdlabError
-from ssdlab.model import DirectionResult, GibPoint, Latency, Phase, SecondPoint, Step, StepResult
+from ssdlab.model import Age, DirectionResult, GibPoint, Latency, Phase, SecondPoint, Step, StepResult
 from ssdlab.presets import Preset
 
 ENGINE = "sim"
@@ -42,11 +43,14 @@ def open_drive(preset: Preset, seed: int = 1, host: SimHost = DEFAULT_HOST) -> _
 class SimBackend:
     name = ENGINE
 
-    def __init__(self, preset: Preset, seed: int = 1, host: SimHost = DEFAULT_HOST):
+    def __init__(self, preset: Preset, seed: int = 1, host: SimHost = DEFAULT_HOST, age: Age | None = None):
         self.preset = preset
         self.seed = seed
         self.host = host
+        self.age = age
         self.drive = open_drive(preset, seed, host)
+        if age is not None:  # an age the preset cannot reach is refused here, before any run exists
+            self._run(Step.ageing(age), f"--age {age}")
 
     @property
     def capacity(self) -> int:
@@ -55,7 +59,8 @@ class SimBackend:
     def describe(self) -> dict:
         # the host is the drive's own (its defaults filled in): show, export and the report give it
         return {"engine": ENGINE, "simulator_version": _ssdsim.version(), "preset": self.preset.name,
-                "preset_sha256": self.preset.sha256, "seed": self.seed, **self.drive.platform()}
+                "preset_sha256": self.preset.sha256, "seed": self.seed, **self.drive.platform(),
+                **({"age": str(self.age)} if self.age is not None else {})}
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -93,16 +98,20 @@ class SimBackend:
         finally:
             self.drive.set_apst_max_latency_us(original)
 
-    def _run(self, step: Step) -> dict:
+    def _run(self, step: Step, what: str | None = None) -> dict:
+        """`what` names the step in an error (by default: step 'its label')."""
+        what = what or f"step {step.label!r}"
         try:
             # every field as it is: the simulator's Step has the same ones, and no other
             return self.drive.run_step(step.model_dump_json())
         except _ssdsim.StepError as exc:
-            raise SsdlabError(f"the simulator refused step {step.label!r}: {exc}") from None
+            # the simulator's message starts with the step's label, which `what` has said
+            raise SsdlabError(f"the simulator refused {what}: {str(exc).removeprefix(f'step {step.label}: ')}") \
+                from None
         except _ssdsim.DriveFailed as exc:
-            raise BackendFailed(f"step {step.label!r}: {exc}") from None
+            raise BackendFailed(f"{what}: {exc}") from None
         except _ssdsim.InternalError as exc:
-            raise BackendFailed(f"the simulator failed on step {step.label!r}: {exc}") from None
+            raise BackendFailed(f"the simulator failed on {what}: {exc}") from None
 
 
 def _result(raw: dict, started: str) -> StepResult:

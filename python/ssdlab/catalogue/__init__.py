@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ssdlab.catalogue.aged import AGED_TESTS
 from ssdlab.catalogue.client import CLIENT_TESTS
 from ssdlab.catalogue.definitions import TestDef
 from ssdlab.catalogue.enterprise import ENTERPRISE_TESTS
@@ -13,7 +14,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.model import Phase, Test
 
 CATALOGUE: dict[str, TestDef | PowerTest] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS,
-                                                             *POWER_TESTS)}
+                                                             *POWER_TESTS, *AGED_TESTS)}
 
 
 def lookup(test_id: str) -> TestDef | PowerTest:

@@ -11,6 +11,7 @@ from ssdlab.analysis import scores
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Op, Phase, Step, Test
+from ssdlab.telemetry.needs import Need
 from ssdlab.units import KiB, format_bytes
 
 # How the data a test needs is written before it: large sequential writes at
@@ -56,6 +57,10 @@ class TestDef(ABC):
     @abstractmethod
     def score(self, measured: scores.Measured) -> dict[str, Any]:
         """The primary score from the measured steps and their results."""
+
+    def needs(self) -> tuple[Need, ...]:
+        """What the target must have beyond I/O; a target without it skips the test, with the reason."""
+        return ()
 
     def compile(self, scale: Scale, capacity: int) -> Test:
         span = self.span(scale)

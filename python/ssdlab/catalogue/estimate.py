@@ -24,8 +24,8 @@ def nominal_mbps(step: Step) -> float:
 def busy_seconds(step: Step) -> float:
     if step.phase is Phase.PURGE:
         return PURGE_S
-    if step.phase is Phase.AGE:
-        return 0.0  # a state the simulator sets, in no time
+    if step.phase in (Phase.AGE, Phase.OFF):
+        return 0.0  # states the simulator sets, in no drive time
     if step.rw is Op.TRIM:
         seconds = step.bytes_limit / (TRIM_MBPS * MB)
     elif step.rate_iops is not None:

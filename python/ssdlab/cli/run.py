@@ -14,6 +14,7 @@ from ssdlab.cli.options import DbOption, JsonOption
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, ProgressReporter, progress_rows
 from ssdlab.errors import SsdlabError
+from ssdlab.model import Age
 from ssdlab.session import RunRequest, dry_run_document, start_run
 from ssdlab.side_by_side import Plan, plan, run_side_by_side
 from ssdlab.text import require_utf8
@@ -27,6 +28,15 @@ def _size(text: str | None) -> int | None:
         return parse_size(text)
     except ValueError as exc:
         raise SsdlabError(f"--size: {exc}") from None
+
+
+def _age(text: str | None) -> Age | None:
+    if text is None:
+        return None
+    try:
+        return Age.parse(text)
+    except ValueError as exc:
+        raise SsdlabError(f"--age: {exc}") from None
 
 
 def _test_ids(text: str | None) -> tuple[str, ...] | None:
@@ -66,6 +76,9 @@ def run_command(
         help="sim:PRESET only: how the drive is cooled (the simulator's default: a heatsink)")] = None,
     ambient_c: Annotated[float | None, typer.Option(
         "--ambient-c", metavar="C", help="sim:PRESET only: the air around the drive, °C (default 35)")] = None,
+    age: Annotated[str | None, typer.Option(
+        metavar="AGE", help="sim:PRESET only: the drive worn before the first test, as its life before the run "
+                            "would have left it: 2000pe (P/E cycles), 80% (of its rated cycles) or 400TBW")] = None,
     jobs: Annotated[int | None, typer.Option(
         help="several sim: targets: how many drives run at once (default: one per usable core, as far as the "
              "available memory allows)")] = None,
@@ -83,7 +96,7 @@ def run_command(
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
         power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),
         apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states, cooling=cooling,
-        ambient_c=ambient_c, repeat=repeat)
+        ambient_c=ambient_c, age=_age(age), repeat=repeat)
     runs = plan([require_utf8(t, "the target") for t in targets], shared, jobs)
     if dry_run:
         _dry_run(runs.requests, json_out)
@@ -149,6 +162,8 @@ def _dry_run(requests: list[RunRequest], json_out: bool) -> None:
 
 
 def _print_plan(doc: dict) -> None:
+    if "age" in doc:
+        console.print(f"the simulated drive is worn to {doc['age']} before the first test (--age)", highlight=False)
     for test in doc["tests"]:
         if "skipped" in test:
             console.print(f"[bold]{test['id']}[/]: skipped: {shown(test['skipped'])}", highlight=False)

@@ -8,9 +8,9 @@ bytes/s for throughput.
 
 from ssdlab.model.results import DirectionResult, GibPoint, Latency, SecondPoint, StepResult
 from ssdlab.model.runs import Run, RunStatus, Suite, Test, TestStatus
-from ssdlab.model.steps import Age, Op, Phase, Step
+from ssdlab.model.steps import Age, Op, Phase, PowerOff, Step
 
 __all__ = [
-    "Age", "DirectionResult", "GibPoint", "Latency", "Op", "Phase", "Run", "RunStatus",
+    "Age", "DirectionResult", "GibPoint", "Latency", "Op", "Phase", "PowerOff", "Run", "RunStatus",
     "SecondPoint", "Step", "StepResult", "Suite", "Test", "TestStatus",
 ]

@@ -51,6 +51,7 @@ class Phase(StrEnum):
     PRECONDITION = "precondition"  # write the data the test needs, not scored
     MEASURE = "measure"            # the workload whose results are scored
     AGE = "age"                    # a simulated drive worn to its `age` (no I/O; real drives age by writing)
+    OFF = "off"                    # a simulated drive left unpowered (`power_off`): its data's charge leaks
 
 
 class _Part(BaseModel):
@@ -65,6 +66,16 @@ class AgeUnit(StrEnum):
 
 AGE_SUFFIXES = {"pe": AgeUnit.PE, "%": AgeUnit.PERCENT, "tbw": AgeUnit.TBW}
 AGE_FORMS = "2000pe (P/E cycles), 80% (of the rated cycles) or 400TBW (TB written by the host)"
+# Why only a simulated drive takes an age: said wherever a real target meets one.
+REAL_DRIVES_AGE = "a real drive ages by writing (the endurance suite)"
+
+
+class PowerOff(_Part):
+    """A simulated drive left unpowered for `seconds` at `temperature_c` (crates/ssdsim
+    wear::retention): its data ages by the Arrhenius factor of that temperature."""
+
+    seconds: float = Field(ge=0, le=3.2e9, description="a century at most")
+    temperature_c: float = Field(ge=-40, le=125, description="storage and bake temperatures")
 
 
 class Age(_Part):
@@ -231,6 +242,7 @@ class Step(BaseModel):
     concurrent: tuple[Step, ...] = Field(default=(), max_length=1023,
                                          description="jobs that run at the same time as this one")
     age: Age | None = Field(default=None, description="what an age step wears the drive to")
+    power_off: PowerOff | None = Field(default=None, description="how long and how warm an off step leaves the drive")
 
     @model_validator(mode="after")
     def _consistent(self) -> Step:
@@ -252,10 +264,14 @@ class Step(BaseModel):
             raise ValueError("a time-based step needs a runtime and no io_size: time alone ends it")
         if self.rate_iops is not None and self.burst_bytes is not None:
             raise ValueError("rate_iops and bursts do not combine: a rate-limited step is its own light load")
-        if self.phase in (Phase.PURGE, Phase.AGE) and (self.rate_iops is not None or self.fill_state is not None):
-            raise ValueError(f"a{'n age step' if self.phase is Phase.AGE else ' purge'} has no rate and no fill state")
+        if self.phase in (Phase.PURGE, Phase.AGE, Phase.OFF) and (self.rate_iops is not None
+                                                                   or self.fill_state is not None):
+            what = {Phase.PURGE: "a purge", Phase.AGE: "an age step", Phase.OFF: "an off step"}[self.phase]
+            raise ValueError(f"{what} has no rate and no fill state")
         if (self.phase is Phase.AGE) != (self.age is not None):
             raise ValueError("an age step, and only one, has an age")
+        if (self.phase is Phase.OFF) != (self.power_off is not None):
+            raise ValueError("an off step, and only one, has a power_off")
         self._consistent_job()
         return self
 
@@ -299,9 +315,18 @@ class Step(BaseModel):
             return UNLIMITED_BYTES
         return self.io_size if self.io_size is not None else self.size // self.bs * self.bs
 
+    @classmethod
+    def ageing(cls, age: Age, label: str = "age") -> Step:
+        """The step that wears a simulated drive to `age`: no I/O, so its pattern and sizes
+        are only what every Step must have."""
+        return cls(label=label, phase=Phase.AGE, age=age, rw=Op.TRIM, bs=4096, size=4096)
+
     def describe(self) -> str:
         if self.age is not None:
             return f"age the drive to {self.age}"
+        if self.power_off is not None:
+            off = self.power_off
+            return f"power off for {off.seconds / 3600:g} h at {off.temperature_c:g} °C"
         mix = f" {self.rwmixread}% read" if self.rwmixread is not None else ""
         limits = []
         if self.runtime is not None:

@@ -120,25 +120,30 @@ def distinct(steps: Sequence[StepRecord], key: Callable[[StepRecord], object]) -
 
 @shape("fill", lambda steps: any(s.result.per_gib for s in steps))
 def _fill(group: TestGroup, labels: list[str]) -> ShapeView:
+    """A chart per fill, and all of them in one when there are several: the runs compared, or a
+    run's own fills (slc-retirement's young and aged), each curve then named by run and step."""
     runs = [(tr, s) for tr, s in group.measured if s.result.per_gib]
+    several = len({tr.run.run.id for tr, _ in runs}) < len(runs)  # fills in one run
+    series = [f"{tr.run.label} · {s.step.label}" if several else tr.run.label for tr, s in runs]
     charts, findings, cache_ends, curves = [], [], [], []
-    for tr, s in runs:
+    for (tr, s), name in zip(runs, series, strict=True):
         analysis = analyze_fill(s.result.per_gib)
-        rows = [{"run": tr.run.label, "gib": p.gib, "mbps": p.mbps} for p in s.result.per_gib]
-        cache_end = ([{"run": tr.run.label, "gib": analysis.slc_cache_gib}]
+        rows = [{"run": name, "gib": p.gib, "mbps": p.mbps} for p in s.result.per_gib]
+        cache_end = ([{"run": name, "gib": analysis.slc_cache_gib}]
                      if analysis.slc_cache_gib is not None else [])
         phases = [{"kind": p.kind, "start_gib": p.start_gib, "end_gib": p.end_gib,
                    "mean_mbps": round(p.mean_mbps, 1)} for p in analysis.phases]
-        findings.append(f"{tr.run.label}: {analysis.finding}")
-        name = slug(group.id, "fill-curve", f"run-{tr.run.run.id}", f"step-{s.idx}")
-        charts.append(fill_curve(name, f"{group.id} · {tr.run.label}: MB/s per GiB written",
-                                 rows, cache_end, phases, labels))
+        findings.append(f"{name}: {analysis.finding}")
+        chart = slug(group.id, "fill-curve", f"run-{tr.run.run.id}", f"step-{s.idx}")
+        charts.append(fill_curve(chart, f"{group.id} · {name}: MB/s per GiB written",
+                                 rows, cache_end, phases, series if several else labels))
         cache_ends += cache_end
         curves += rows
     if len(runs) > 1:
+        compared = "runs compared" if len(group.runs) > 1 else "fills compared"
         charts.insert(0, fill_curve(slug(group.id, "fill-curve-compared"),
-                                    f"{group.id}: MB/s per GiB written, runs compared",
-                                    curves, cache_ends, [], labels))
+                                    f"{group.id}: MB/s per GiB written, {compared}",
+                                    curves, cache_ends, [], series if several else labels))
     return ShapeView(charts, findings)
 
 

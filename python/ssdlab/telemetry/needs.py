@@ -1,11 +1,13 @@
-"""What a test needs from its target beyond I/O (the power suite's tests), and why a target
-lacks it. A simulated drive has nvme-cli's answers from the simulator (telemetry/simulated.py)."""
+"""What a test needs from its target beyond I/O (the power suite's tests, slc-retirement), and
+why a target lacks it. A simulated drive has nvme-cli's answers from the simulator
+(telemetry/simulated.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
 
+from ssdlab.model.steps import REAL_DRIVES_AGE
 from ssdlab.telemetry.probe import Telemetry
 
 
@@ -14,6 +16,7 @@ class Need(StrEnum):
     HEALTH = "health"            # a health log, before and after
     TEMPERATURE = "temperature"  # a temperature read beside the steps
     IDLE_POWER = "idle power"    # the drive's power while it idles: a meter, or the simulator's own
+    AGE = "age"                  # the simulator's age step: a worn drive as a state
 
 
 def missing(needs: Iterable[Need], telemetry: Telemetry, has_meter: bool, engine: str) -> str | None:
@@ -28,4 +31,6 @@ def missing(needs: Iterable[Need], telemetry: Telemetry, has_meter: bool, engine
             return f"it needs the drive's temperature each second, which this target has not ({why})"
         if need is Need.IDLE_POWER and engine == "fio" and not has_meter:
             return "it cannot run without a power meter: give one with --power-meter"
+        if need is Need.AGE and engine != "sim":
+            return f"it ages the drive as a state, which only a simulated drive can; {REAL_DRIVES_AGE}"
     return None

@@ -16,6 +16,8 @@
 
 mod cache;
 mod controller;
+mod ecc;
+mod errors;
 mod fields;
 mod firmware;
 mod ftl;
@@ -31,6 +33,8 @@ mod wear;
 
 pub use cache::{CacheConfig, DynamicCacheConfig, Refill, StaticCacheConfig};
 pub use controller::ControllerConfig;
+pub use ecc::EccConfig;
+pub use errors::ErrorsConfig;
 pub use fields::BoundedField;
 pub use firmware::FirmwareConfig;
 pub use ftl::{FtlConfig, VictimKind};
@@ -92,6 +96,9 @@ pub struct DriveConfig {
     /// The power model; absent: the drive reports no energy and never sleeps.
     pub power: Option<PowerConfig>,
     pub wear: Option<WearConfig>,
+    /// The NAND's raw errors and the decoding tiers; absent: every read decodes at once.
+    pub errors: Option<ErrorsConfig>,
+    pub ecc: Option<EccConfig>,
 }
 
 /// Turn a serde error (with its path) into a message naming the key.
@@ -191,6 +198,8 @@ impl DriveConfig {
             &self.thermal,
             &self.power,
             &self.wear,
+            &self.errors,
+            &self.ecc,
         ]
     }
 
@@ -227,7 +236,22 @@ impl DriveConfig {
         let geo = Geometry::new(self)?;
         self.check_reclaim_space(&geo)?;
         self.check_static_cache()?;
+        self.check_media()?;
         self.check_throttle_states()
+    }
+
+    /// Raw errors and their decoding come together, on a drive that wears (its wear
+    /// drives the errors).
+    fn check_media(&self) -> Result<(), ConfigError> {
+        match (&self.errors, &self.ecc, &self.wear) {
+            (None, None, _) | (Some(_), Some(_), Some(_)) => Ok(()),
+            (Some(_), Some(_), None) => Err(ConfigError(
+                "[drive.errors] needs [drive.wear]: wear drives the raw errors".into(),
+            )),
+            _ => Err(ConfigError(
+                "[drive.errors] and [drive.ecc] come together: the errors and how the drive corrects them".into(),
+            )),
+        }
     }
 
     /// The native mode is TLC or QLC, and the NAND has its timings.
@@ -323,11 +347,16 @@ impl DriveConfig {
 /// Keys of `[drive.power]` before it was modelled (ssdlab 0.1.0 parsed them and used none).
 const LEGACY_POWER_KEYS: [&str; 3] = ["idle_w", "idle_exit_us", "peak_w"];
 
-/// `text` upgraded from the 0.1.0 form of its tables, which modelled nothing, so that a
-/// run stored by 0.1.0 resumes as it ran: a `[drive.power]` of [`LEGACY_POWER_KEYS`]
-/// goes (no power model), and so does `drive.thermal.ambient_c` (the air around a drive
-/// is a run's option now, `Platform::ambient_c`). None when there is nothing to upgrade
-/// (the text is used as it is).
+/// Keys of `[drive.wear]` before wear was modelled (parsed and checked, used by nothing but
+/// the health log's Percentage Used).
+const LEGACY_WEAR_KEYS: [&str; 2] = ["rated_pe_cycles", "slc_retire_pe_cycles"];
+
+/// `text` upgraded from the earlier forms of its tables, which modelled nothing, so that a
+/// run stored by an earlier ssdlab resumes as it ran: a `[drive.power]` of
+/// [`LEGACY_POWER_KEYS`] goes (no power model), and so does `drive.thermal.ambient_c` (the
+/// air around a drive is a run's option now, `Platform::ambient_c`), and a `[drive.wear]`
+/// of [`LEGACY_WEAR_KEYS`] (no wear model). None when there is nothing to upgrade (the
+/// text is used as it is).
 fn without_legacy_tables(text: &str) -> Option<String> {
     let mut doc: toml::Table = text.parse().ok()?;
     let drive = doc.get_mut("drive")?.as_table_mut()?;
@@ -348,5 +377,12 @@ fn without_legacy_tables(text: &str) -> Option<String> {
         .and_then(|t| t.as_table_mut())
         .and_then(|thermal| thermal.remove("ambient_c"))
         .is_some();
-    (legacy_power || legacy_ambient).then(|| toml::to_string(&doc).ok())?
+    let legacy_wear = drive
+        .get("wear")
+        .and_then(|w| w.as_table())
+        .is_some_and(|wear| wear.keys().all(|k| LEGACY_WEAR_KEYS.contains(&k.as_str())));
+    if legacy_wear {
+        drive.remove("wear");
+    }
+    (legacy_power || legacy_ambient || legacy_wear).then(|| toml::to_string(&doc).ok())?
 }

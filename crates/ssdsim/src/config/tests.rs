@@ -73,6 +73,22 @@ fn err(text: &str) -> String {
     DriveConfig::from_toml_str(text).unwrap_err().0
 }
 
+// A run stored before wear was modelled carries a [drive.wear] of the rated cycles only:
+// it loads without a wear model, as it ran; a wear table of the current form is checked.
+#[test]
+fn a_wear_table_from_before_the_wear_model_loads_without_one() {
+    let text = SMALL.replace("user_capacity_gb = 0.0", "user_capacity_gb = 0.004");
+    let old =
+        text.clone() + "\n[drive.wear]\nrated_pe_cycles = 3000\nslc_retire_pe_cycles = 2000\n";
+    assert!(DriveConfig::from_toml_str(&old).unwrap().wear.is_none());
+    let partial = text + "\n[drive.wear]\nrated_pe_cycles = 3000\nslc_pe_cycles = 30000\n";
+    assert!(
+        err(&partial).contains("endurance_median"),
+        "{}",
+        err(&partial)
+    );
+}
+
 // A run stored by ssdlab 0.1.0 carries its preset, whose [drive.power] modelled nothing:
 // it loads without a power model, and a mistyped current table is still refused.
 #[test]

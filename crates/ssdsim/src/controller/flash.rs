@@ -9,7 +9,11 @@
 //! NAND work scheduled at once and their controller time owed to the command
 //! that caused them ([`take_owed_ns`](Flash::take_owed_ns)); the counters count
 //! every unit the host wrote and the NAND programmed (metadata included), and
-//! every relocation and erase.
+//! every relocation and erase. On a drive whose preset models its raw errors, every
+//! read of a native-mode page is decoded in the tiers it needs (`crate::wear::media`):
+//! its retries and soft senses are more reads of the same page on its die, the soft
+//! decode waits for the drive's one soft decoder, a parity rebuild reads the page's
+//! program unit on every other die, and the counters count each tier.
 
 use super::firmware::{Due, Firmware};
 use super::mapping::MappingCache;
@@ -17,6 +21,9 @@ use crate::config::DriveConfig;
 use crate::ftl::{consecutive, EraseMode, Ftl, Stream};
 use crate::geometry::{FastDiv, Ppa};
 use crate::nand::Nand;
+use crate::time::ns_from_us;
+use crate::wear::ecc::Decode;
+use crate::wear::media::Media;
 
 /// Cumulative activity, in 4 KiB units and operations.
 #[derive(Debug, Clone, Copy, Default)]
@@ -36,6 +43,12 @@ pub struct Activity {
     /// Units read for the host (or ahead of it) that were never written, or were trimmed:
     /// answered as zeroes without a NAND read, as real drives answer deallocated blocks.
     pub unwritten_read_units: u64,
+    /// Page reads decoded by each tier beyond the first hard decode: reads again at
+    /// shifted voltages, soft decodes, parity rebuilds, and uncorrectable (media errors).
+    pub read_retries: u64,
+    pub soft_decodes: u64,
+    pub parity_rebuilds: u64,
+    pub uncorrectable_reads: u64,
 }
 
 pub struct Flash {
@@ -59,6 +72,10 @@ pub struct Flash {
     next_meta_die: u32,
     /// The LBAs of the run being relocated (a buffer kept between runs).
     relocated_lbas: Vec<u32>,
+    /// Raw errors and decoding (None: every read decodes at once).
+    pub media: Option<Media>,
+    /// When the drive's one soft decoder is free.
+    soft_decoder_free: u64,
 }
 
 impl Flash {
@@ -68,6 +85,8 @@ impl Flash {
         let map_pages = ftl.geo().user_units.div_ceil(units_per_page as u64);
         let firmware = Firmware::new(cfg, ftl.geo(), map_pages);
         Flash {
+            media: Media::new(cfg, ftl.geo().superblocks, ftl.geo().dies),
+            soft_decoder_free: 0,
             tracks_metadata: firmware.is_some() || mapping.hit_ps() > 0 || !mapping.holds_all(),
             firmware,
             map_page_of: FastDiv::new(units_per_page),
@@ -222,6 +241,9 @@ impl Flash {
         let Some(opened) = self.ftl.open(stream, slc) else {
             return false;
         };
+        if let Some(media) = &mut self.media {
+            media.programmed(opened.sb);
+        }
         // Erases that failed (worn-out superblocks, retired) took a native erase's time.
         for _ in 0..opened.failed_erases {
             self.erase(EraseMode { slc: false }, t);
@@ -357,14 +379,71 @@ impl Flash {
     #[inline]
     pub fn read_own(&mut self, ppa: Ppa, n: u32, t: u64) -> u64 {
         let (die, slc, row) = self.locate(ppa);
-        self.nand.read(die, slc, row, n, t)
+        let out = self.nand.read(die, slc, row, n, t);
+        self.decoded(ppa, n, out)
     }
 
     /// Sense `n` units of the program unit holding `ppa` for the host, from `t`.
     #[inline]
     pub fn read_for_host(&mut self, ppa: Ppa, n: u32, t: u64) -> u64 {
         let (die, slc, row) = self.locate(ppa);
-        self.nand.host_read(die, slc, row, n, t)
+        let out = self.nand.host_read(die, slc, row, n, t);
+        self.decoded(ppa, n, out)
+    }
+
+    /// The `n` units of the program unit holding `ppa`, sensed and out at `out`, decoded:
+    /// when the data is corrected (or found uncorrectable).
+    #[inline]
+    fn decoded(&mut self, ppa: Ppa, n: u32, out: u64) -> u64 {
+        let Some(media) = &mut self.media else {
+            return out;
+        };
+        let ftl = &self.ftl;
+        let sb = ftl.geo().superblock_of(ppa);
+        match media.decode(sb, || ftl.wear().cycles(sb), || ftl.is_slc(sb)) {
+            None => out,
+            Some(d) => self.decode_tiers(ppa, n, d, out),
+        }
+    }
+
+    /// Schedule the tiers a read needed beyond its first decode (see the module docs).
+    #[cold]
+    #[inline(never)]
+    fn decode_tiers(&mut self, ppa: Ppa, n: u32, d: Decode, out: u64) -> u64 {
+        let media = self.media.as_ref().expect("decoded with a media model");
+        debug_assert!(!self.ftl.is_slc(self.ftl.geo().superblock_of(ppa)));
+        let (failed, cfg) = (media.ecc().failed_ns(), media.ecc().config());
+        let (senses, soft_ns) = (cfg.soft_senses, ns_from_us(cfg.soft_decode_us));
+        let cfg_parity = cfg.parity_limit_rber.is_some();
+        let (die, slc, row) = self.locate(ppa);
+        let mut t = self
+            .nand
+            .read_again(die, slc, row, n, out, d.retries, failed);
+        self.activity.read_retries += d.retries as u64;
+        if !d.soft {
+            return t + d.extra_ns;
+        }
+        t += failed; // the last retry failed too
+        t = self.nand.read_again(die, slc, row, n, t, senses, 0);
+        let start = t.max(self.soft_decoder_free);
+        self.soft_decoder_free = start + soft_ns;
+        t = self.soft_decoder_free;
+        self.activity.soft_decodes += 1;
+        if d.parity || (d.uncorrectable && cfg_parity) {
+            // the page's program unit on every other die, read at once: XOR rebuilds it
+            // (or fails to, when more than one of them is beyond correction too)
+            let dies = self.nand.dies();
+            t = (0..dies)
+                .filter(|&other| other != die)
+                .map(|other| self.nand.read(other, slc, row, n, t))
+                .max()
+                .unwrap_or(t);
+            self.activity.parity_rebuilds += d.parity as u64;
+        }
+        if d.uncorrectable {
+            self.activity.uncorrectable_reads += 1;
+        }
+        t
     }
 
     /// Forget the write points' pending data times and the metadata state (purge).
@@ -376,5 +455,88 @@ impl Flash {
         }
         self.owed_ps = 0;
         self.relocated_unjournaled = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::tests::small;
+    use crate::config::{Levelling, WearConfig};
+    use crate::ftl::Ftl;
+    use crate::geometry::Geometry;
+    use crate::wear::Wear;
+
+    /// The small test drive with the TLC error model and decoding tiers, nothing written.
+    fn flash() -> Flash {
+        let mut cfg = small(0.5);
+        cfg.wear = Some(WearConfig {
+            rated_pe_cycles: 3000,
+            slc_pe_cycles: 30000,
+            slc_retire_pe_cycles: None,
+            endurance_median: 2.0,
+            endurance_sigma: 0.0,
+            levelling: Levelling::Dynamic,
+            static_spread_pe: None,
+            rated_tbw: None,
+        });
+        cfg.errors = Some(crate::wear::errors::tests::tlc());
+        cfg.ecc = Some(crate::wear::ecc::tests::ecc());
+        cfg.validate().unwrap();
+        let geo = Geometry::new(&cfg).unwrap();
+        let wear = Wear::new(cfg.wear.as_ref(), geo.superblocks, geo.dies, 0);
+        let nand = Nand::new(&cfg, &geo);
+        Flash::new(
+            &cfg,
+            Ftl::new(geo, cfg.ftl.victim_policy, wear).unwrap(),
+            nand,
+        )
+    }
+
+    /// How long a read of one unit at page 0 takes on an idle drive when it needs `d`.
+    fn latency(d: Decode) -> u64 {
+        let mut f = flash();
+        let out = f.nand.read(0, false, 0, 1, 0);
+        f.decode_tiers(0, 1, d, out)
+    }
+
+    #[test]
+    fn a_read_that_needs_more_tiers_takes_longer_by_exactly_their_costs() {
+        let f = flash();
+        let m = f.media.as_ref().unwrap();
+        let (failed, tr, x) = (
+            m.ecc().failed_ns(),
+            f.nand.mode(false).read_ns(0),
+            f.nand.xfer_ns(1),
+        );
+        let soft_ns = ns_from_us(m.ecc().config().soft_decode_us);
+        let senses = m.ecc().config().soft_senses as u64;
+        let first = tr + x;
+        let plain = latency(Decode {
+            extra_ns: 3_000,
+            ..Decode::default()
+        });
+        assert_eq!(plain, first + 3_000);
+        let retried = latency(Decode {
+            retries: 3,
+            extra_ns: 2_000,
+            ..Decode::default()
+        });
+        assert_eq!(retried, first + 3 * (failed + tr + x) + 2_000);
+        let soft = Decode {
+            retries: 8,
+            soft: true,
+            ..Decode::default()
+        };
+        let soft_latency = first + 8 * (failed + tr + x) + failed + senses * (tr + x) + soft_ns;
+        assert_eq!(latency(soft), soft_latency);
+        // parity: the page's program unit read on every other die at once, after the soft
+        // decode; of the 4 dies on 2 channels, dies 1 and 3 share channel 1: two transfers
+        assert_eq!(f.nand.dies(), 4);
+        let parity = latency(Decode {
+            parity: true,
+            ..soft
+        });
+        assert_eq!(parity, soft_latency + tr + 2 * x);
     }
 }

@@ -45,8 +45,13 @@ const SLC_RECHECK_UNITS: u64 = 64;
 const FOLD_RATE_UNITS: u32 = 32;
 
 /// The drive's controller with its NAND.
+/// Offsets of uncorrectable reads a step's result names; the rest are counted.
+pub const MAX_LOST: usize = 100;
+
 pub struct Controller {
     host: HostInterface,
+    /// Byte offsets of uncorrectable host reads, for the step's result.
+    lost: Vec<u64>,
     flash: Flash,
     /// Write buffers of the two host streams (SLC and native).
     buffers: [WriteBuffer; 2],
@@ -79,6 +84,7 @@ impl Controller {
         let wear = Wear::new(cfg.wear.as_ref(), geo.superblocks, blocks_per_sb, floor);
         Ok(Controller {
             host: HostInterface::new(cfg),
+            lost: Vec::new(),
             buffers: [WriteBuffer::new(slots), WriteBuffer::new(slots)],
             reclaim: Reclaim::new(cfg),
             read_ahead: ReadAhead::new(cfg),
@@ -249,9 +255,26 @@ impl Controller {
             if ftl.in_open_pu(ppa) {
                 continue;
             }
+            let lost_before = self.flash.activity.uncorrectable_reads;
             ready = ready.max(self.flash.read_for_host(ppa, n, t));
+            if self.flash.activity.uncorrectable_reads > lost_before && self.lost.len() < MAX_LOST {
+                self.lost.push((lba + i - n as u64) * UNIT);
+            }
         }
         ready
+    }
+
+    /// Byte offsets of the host's reads that no decoding tier corrected since the last
+    /// call (the first [`MAX_LOST`]).
+    pub fn take_lost(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.lost)
+    }
+
+    /// `seconds` pass at `celsius` for the data's charge (powered or not).
+    pub fn age_data(&mut self, seconds: f64, celsius: f64) {
+        if let Some(media) = &mut self.flash.media {
+            media.advance(seconds, celsius);
+        }
     }
 
     /// Unmap `units` units from `lba`; returns the completion time. The superblocks
@@ -400,6 +423,9 @@ impl Controller {
     /// [`crate::wear::Wear::age`]): the counters take the writes it stands for.
     pub fn age(&mut self, target: f64, cfg: &DriveConfig) -> (Aged, History) {
         let aged = self.flash.ftl.age(target);
+        if let Some(media) = &mut self.flash.media {
+            media.forget(); // wear moved under data already written
+        }
         let history = History::of(aged.erases, cfg, self.geo());
         let a = &mut self.flash.activity;
         a.erases += aged.erases;
@@ -443,6 +469,10 @@ impl Controller {
             mapped_bytes: ftl.mapped() * UNIT,
             rmw_reads: a.rmw_reads,
             unwritten_read_bytes: a.unwritten_read_units * UNIT,
+            read_retries: a.read_retries,
+            soft_decodes: a.soft_decodes,
+            parity_rebuilds: a.parity_rebuilds,
+            uncorrectable_reads: a.uncorrectable_reads,
         }
     }
 

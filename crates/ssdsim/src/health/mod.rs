@@ -35,10 +35,6 @@ const WARNING_READ_ONLY: u8 = 1 << 3;
 /// is what many client drives report.
 const SPARE_THRESHOLD_PCT: u8 = 10;
 
-/// Power cycles: the simulated drive was powered on once, when it was made (a resumed
-/// run makes a new drive, as a new power-on).
-const POWER_CYCLES: u64 = 1;
-
 /// SMART / Health Information (log page 02h), in nvme-cli 2.6+'s field order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SmartLog {
@@ -95,12 +91,12 @@ impl SmartLog {
             host_read_commands: counters.host_read_commands,
             host_write_commands: counters.host_write_commands,
             controller_busy_time: (drive.busy_s() / 60.0) as u64,
-            power_cycles: POWER_CYCLES,
+            power_cycles: drive.power_cycles(),
             power_on_hours: (drive.power_on_s() / 3600.0) as u64,
             // a drive that dropped off the bus went down without a shutdown notification
             unsafe_shutdowns: log.shutdowns,
-            media_errors: log.shutdowns,
-            num_err_log_entries: 0,
+            media_errors: log.shutdowns + counters.uncorrectable_reads,
+            num_err_log_entries: counters.uncorrectable_reads,
             warning_temp_time: minutes(log.warning_s),
             critical_comp_time: minutes(log.critical_s),
             thm_temp1_trans_count: saturate(log.light_entries),

@@ -171,6 +171,34 @@ impl Nand {
         self.transfer_out(die, units, start + tr)
     }
 
+    /// Read the same page `times` more times, one after another from `t`, each after `gap`
+    /// (the decode that failed before it), moving its `units` out each time (read retries,
+    /// soft senses): the die senses them back to back with the gaps between, and the
+    /// channel moves all of them out after the last, so that an idle drive takes exactly
+    /// `times` × (gap + sense + transfer) with the channel's load conserved (under load,
+    /// the transfers' order is approximate). Returns when the last is out.
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_again(
+        &mut self,
+        die: u32,
+        slc: bool,
+        row: u32,
+        units: u32,
+        t: u64,
+        times: u32,
+        gap: u64,
+    ) -> u64 {
+        if times == 0 {
+            return t;
+        }
+        let (k, tr) = (times as u64, self.mode(slc).read_ns(row));
+        let held = k * tr + (k - 1) * gap;
+        self.work.read_ns += k * tr;
+        let sensed =
+            pruned(&mut self.die[die as usize], self.watermark).reserve(t + gap, held) + held;
+        self.transfer_out(die, units * times, sensed)
+    }
+
     /// The channel moves `units` sensed units out of `die` from `sensed` on; returns when they are out.
     #[inline]
     fn transfer_out(&mut self, die: u32, units: u32, sensed: u64) -> u64 {

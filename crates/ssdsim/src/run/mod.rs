@@ -38,7 +38,7 @@ use crate::rng::Rng;
 use crate::step::{Counters, SimError, Step, StepResult};
 use crate::thermal::{Heat, Overheated, ThermalLimits, ThermalLog};
 use crate::time::NS_PER_S;
-use crate::wear::{age::Age, WearSummary};
+use crate::wear::{age::Age, retention::PowerOff, WearSummary};
 use closed_loop::{Job, Stop};
 use recorder::Recorder;
 
@@ -68,6 +68,7 @@ pub struct Drive {
     rng: Rng,
     /// Powered-on time that ageing stands for, seconds (see [`Drive::age`]).
     aged_s: f64,
+    power_cycles: u64,
 }
 
 impl Drive {
@@ -102,6 +103,7 @@ impl Drive {
             seed,
             rng: Rng::new(seed),
             aged_s: 0.0,
+            power_cycles: 1,
         })
     }
 
@@ -202,6 +204,9 @@ impl Drive {
         if let Some(age) = step.age {
             return self.age(step, age, &before);
         }
+        if let Some(off) = step.power_off {
+            return Ok(self.power_off(step, off, &before));
+        }
         if step.is_purge() {
             self.power.command_at(t0); // a sanitize is a command: the drive wakes for it
             self.now = self.dev.purge(t0);
@@ -213,6 +218,7 @@ impl Drive {
                 .step_energy(self.now - t0, 0, self.dev.work() - work_before);
             let mut result = recorder::purge_result(step, t0, self.now, &before, &after, energy);
             self.add_temperatures(&mut result);
+            self.powered(t0, &mut result);
             return Ok(result);
         }
         if step
@@ -252,6 +258,7 @@ impl Drive {
                 let mut result = rec.finish(&timing, (&before, &after), energy, jobs);
                 result.notes.extend(self.power.wake_note());
                 self.add_temperatures(&mut result);
+                self.powered(t0, &mut result);
                 Ok(result)
             }
             Err(Stop::TooLong) => Err(self.too_long(step)),
@@ -290,6 +297,50 @@ impl Drive {
             if w.read_only { ", read-only" } else { "" },
         )];
         Ok(result)
+    }
+
+    /// An `off` step: the data's charge leaks for its time at its temperature; the drive's
+    /// clock and powered-on time stay (it was off), and it is powered on again after.
+    fn power_off(&mut self, step: &Step, off: PowerOff, before: &Counters) -> StepResult {
+        self.dev.age_data(off.seconds, off.temperature_c);
+        self.power_cycles += 1;
+        let after = self.dev.snapshot();
+        let mut result = recorder::purge_result(step, self.now, self.now, before, &after, None);
+        result.notes = vec![format!(
+            "powered off {:.1} h at {:.1} °C, and on again",
+            off.seconds / 3600.0,
+            off.temperature_c
+        )];
+        result
+    }
+
+    /// The step that began at `t0` and just ended at `self.now` was powered time: the
+    /// data aged at the drive's mean temperature over it (the air's without a thermal
+    /// model), and its reads that no tier corrected are named.
+    fn powered(&mut self, t0: u64, result: &mut StepResult) {
+        let seconds = (self.now - t0) as f64 / NS_PER_S;
+        let temps = &result.temperature_c;
+        let celsius = if temps.is_empty() {
+            self.platform.ambient_c
+        } else {
+            temps.iter().sum::<f64>() / temps.len() as f64
+        };
+        self.dev.age_data(seconds, celsius);
+        let lost = self.dev.take_lost();
+        if let Some(first) = lost.first() {
+            let n = result.counters.uncorrectable_reads;
+            let shown: Vec<String> = lost.iter().take(10).map(u64::to_string).collect();
+            result.notes.push(format!(
+                "{n} page reads found data no decoding tier corrected (media errors the host sees), the first at byte offset {first}; host reads at offsets {}{}",
+                shown.join(", "),
+                if lost.len() > shown.len() { ", ..." } else { "" }
+            ));
+        }
+    }
+
+    /// Times the drive has been powered on: when it was made, and after each `off` step.
+    pub fn power_cycles(&self) -> u64 {
+        self.power_cycles
     }
 
     /// Heat the drive up to `t`.

@@ -302,6 +302,10 @@ fn delta(a: &Counters, b: &Counters) -> Counters {
         unwritten_read_bytes: b.unwritten_read_bytes - a.unwritten_read_bytes,
         fold_superblocks: b.fold_superblocks - a.fold_superblocks,
         erases: b.erases - a.erases,
+        read_retries: b.read_retries - a.read_retries,
+        soft_decodes: b.soft_decodes - a.soft_decodes,
+        parity_rebuilds: b.parity_rebuilds - a.parity_rebuilds,
+        uncorrectable_reads: b.uncorrectable_reads - a.uncorrectable_reads,
         ..*b
     }
 }

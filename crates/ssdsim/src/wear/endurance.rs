@@ -31,11 +31,16 @@ pub fn draw(cfg: Option<&WearConfig>, superblocks: u32, blocks_per_sb: u32) -> V
         .collect()
 }
 
-/// A standard normal draw (Box-Muller).
-fn standard_normal(rng: &mut Rng) -> f64 {
-    let unit = |rng: &mut Rng| ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-    let (u, v) = (unit(rng), unit(rng));
-    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+/// A standard normal draw (Marsaglia's polar method: no trigonometry).
+pub(super) fn standard_normal(rng: &mut Rng) -> f64 {
+    let unit = |rng: &mut Rng| ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 52) as f64 - 1.0;
+    loop {
+        let (u, v) = (unit(rng), unit(rng));
+        let s = u * u + v * v;
+        if s < 1.0 && s > 0.0 {
+            return u * (-2.0 * s.ln() / s).sqrt();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,8 +16,12 @@
 //! have spread it.
 
 pub mod age;
+pub mod ecc;
 pub mod endurance;
+pub mod errors;
 pub mod levelling;
+pub mod media;
+pub mod retention;
 
 use crate::config::WearConfig;
 use levelling::Levelling;

@@ -34,6 +34,7 @@ from ssdlab.backends.fio.jobfile import Invocation, job_text, logs_each_io
 from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands
 from ssdlab.model import DirectionResult, Op, Phase, SecondPoint, Step, StepResult
+from ssdlab.model.steps import REAL_DRIVES_AGE
 
 ENGINE = "fio"
 FILE_TRIM_ENGINE = "falloc"
@@ -89,7 +90,10 @@ class FioBackend:
             return self._run_purge(step, started)
         if step.phase is Phase.AGE:
             raise SsdlabError(f"step {step.label!r} ages the drive as a state, which only a simulated drive can: "
-                              "a real drive ages by writing (the endurance suite)")
+                              f"{REAL_DRIVES_AGE}")
+        if step.phase is Phase.OFF:
+            raise SsdlabError(f"step {step.label!r} powers a simulated drive off; a real drive's time off is the "
+                              "retention run's wait (`ssdlab resume` after it)")
         with tempfile.TemporaryDirectory(prefix="ssdlab-fio-", dir=self._workdir) as tmp:
             try:
                 return self._run_bursts(step, started, Path(tmp), progress)

@@ -1,0 +1,130 @@
+//! Retention and error correction: old data on a worn drive reads slower, by the tiers
+//! its pages need; a powered-off step at a higher temperature equals a longer one at a
+//! lower temperature by the Arrhenius factor; fresh data on a fresh drive decodes at once.
+//!
+//! The drive is the 16 GB test preset (tests/data/small-tlc.toml), whose [drive.errors]
+//! and [drive.ecc] are the TLC estimates of the built-in presets.
+
+mod common;
+
+use common::KIB;
+use ssdsim::wear::age::{Age, AgeUnit};
+use ssdsim::wear::retention::PowerOff;
+use ssdsim::{Drive, DriveConfig, Op, Step, StepResult};
+
+const HOUR: f64 = 3600.0;
+const YEAR: f64 = 365.25 * 24.0 * HOUR;
+
+fn small() -> DriveConfig {
+    let p =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/small-tlc.toml");
+    DriveConfig::from_file(&p).unwrap()
+}
+
+/// A drive aged to `pe` P/E cycles and filled (sequential, then idle so the cache is folded).
+fn filled(pe: f64) -> Drive {
+    let mut d = Drive::new(small()).unwrap();
+    if pe > 0.0 {
+        d.run(&Step::aged(
+            "age",
+            Age {
+                value: pe,
+                unit: AgeUnit::Pe,
+            },
+        ))
+        .unwrap();
+    }
+    let span = d.whole_span(128 * KIB);
+    d.run(
+        &Step::new("fill", Op::Write, 128 * KIB, span)
+            .qd(32)
+            .idle_after(60.0),
+    )
+    .unwrap();
+    d
+}
+
+fn off(d: &mut Drive, seconds: f64, celsius: f64) {
+    d.run(&Step::off(
+        "off",
+        PowerOff {
+            seconds,
+            temperature_c: celsius,
+        },
+    ))
+    .unwrap();
+}
+
+fn read_back(d: &mut Drive) -> StepResult {
+    let span = d.whole_span(128 * KIB);
+    d.run(&Step::new("read", Op::Read, 128 * KIB, span).qd(32))
+        .unwrap()
+}
+
+fn qd1_reads(d: &mut Drive) -> StepResult {
+    let span = d.whole_span(4 * KIB);
+    d.run(&Step::new("qd1", Op::RandRead, 4 * KIB, span).io_size(4000 * 4 * KIB))
+        .unwrap()
+}
+
+#[test]
+fn fresh_data_on_a_fresh_drive_decodes_at_once() {
+    let mut d = filled(0.0);
+    let r = read_back(&mut d);
+    let c = r.counters;
+    assert_eq!(
+        (c.read_retries, c.soft_decodes, c.uncorrectable_reads),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn old_data_on_a_worn_drive_reads_slower_by_the_tiers_it_needs() {
+    let mut young = filled(0.0);
+    let mut worn = filled(3000.0);
+    let fresh = [read_back(&mut young), read_back(&mut worn)];
+    for d in [&mut young, &mut worn] {
+        off(d, YEAR, 30.0);
+    }
+    let old = [read_back(&mut young), read_back(&mut worn)];
+    let qd1 = [qd1_reads(&mut young), qd1_reads(&mut worn)];
+    for r in fresh.iter().chain(&old).chain(&qd1) {
+        assert_eq!(r.counters.uncorrectable_reads, 0, "{:?}", r.counters);
+    }
+    // a young drive's year-old data still decodes at once; the worn one's needs retries
+    assert_eq!(old[0].counters.read_retries, 0);
+    let pages = old[1].read.as_ref().unwrap().bytes / (32 * KIB);
+    let retries_per_page = old[1].counters.read_retries as f64 / pages as f64;
+    assert!(
+        retries_per_page > 3.0,
+        "{retries_per_page} retries per page"
+    );
+    assert!(
+        old[1].mbps() < 0.8 * fresh[1].mbps(),
+        "{} vs {} MB/s",
+        old[1].mbps(),
+        fresh[1].mbps()
+    );
+    // at QD1 each read waits for its own retries: a latency the young drive never shows
+    let mean_us = |r: &StepResult| r.read.as_ref().unwrap().latency.mean_ns / 1e3;
+    assert!(
+        mean_us(&qd1[1]) > 2.0 * mean_us(&qd1[0]),
+        "{} vs {} µs",
+        mean_us(&qd1[1]),
+        mean_us(&qd1[0])
+    );
+}
+
+#[test]
+fn a_hotter_shelf_equals_a_longer_one_by_the_arrhenius_factor() {
+    let mut hot = filled(3000.0);
+    let mut long = filled(3000.0);
+    // 1.1 eV from 30 °C: 70 °C is about 190 times, 40 °C about 3.8 times faster
+    let factor = |c: f64| (1.1 / 8.617_333_262e-5 * (1.0 / 303.15 - 1.0 / (c + 273.15))).exp();
+    off(&mut hot, 100.0 * HOUR, 70.0);
+    off(&mut long, 100.0 * HOUR * factor(70.0) / factor(40.0), 40.0);
+    let (a, b) = (read_back(&mut hot), read_back(&mut long));
+    assert!(a.counters.read_retries > 0);
+    assert_eq!(a.counters, b.counters);
+    assert_eq!(a.mbps(), b.mbps());
+}
