@@ -123,9 +123,10 @@ def test_health_alarm_temperature_throttle_and_energy_on_a_pretend_nvme_drive(sc
     terminal = " ".join(capsys.readouterr().err.split())
     assert terminal.index(f"ALARM seq-read-burst: {MEDIA_ERROR}") < terminal.index("seq-write-burst")
     calls = (state / "calls").read_text().splitlines()
-    assert calls[:4] == ["nvme version", "nvme id-ctrl /dev/nvme0 -o json", "nvme smart-log /dev/nvme0 -o json",
-                         "nvme get-feature /dev/nvme0 -f 0x10 -H"]  # the probe reads a health log too
-    assert calls[4:] == ["nvme smart-log /dev/nvme0 -o json"] * 4  # before and after each test; hwmon between
+    # the probe reads a health log too, and asks once for the Endurance Group log this drive has not
+    assert calls[:5] == ["nvme version", "nvme id-ctrl /dev/nvme0 -o json", "nvme smart-log /dev/nvme0 -o json",
+                         "nvme endurance-log /dev/nvme0 --group-id=1 -o json", "nvme get-feature /dev/nvme0 -f 0x10 -H"]
+    assert calls[5:] == ["nvme smart-log /dev/nvme0 -o json"] * 4  # before and after each test; hwmon between
     assert "LC_ALL" not in os.environ or os.environ["LC_ALL"] == "C"
 
     doc = json.loads(run_cli("export", str(run_id), db=db).stdout)

@@ -10,7 +10,7 @@ from ssdlab import _ssdsim
 from ssdlab.backends.sim import SimBackend
 from ssdlab.backends.sim_host import SimHost
 from ssdlab.errors import SsdlabError
-from ssdlab.external import Commands
+from ssdlab.external import Commands, ReplayCommands
 from ssdlab.model import Op, SecondPoint, Step
 from ssdlab.presets import Preset
 from ssdlab.targets import Target, TargetKind
@@ -23,7 +23,7 @@ from ssdlab.telemetry.simulated import CONTROLLER, SimulatedNvme
 from ssdlab.units import MiB
 from tests.factories import result
 from tests.paths import SMALL_PRESET as SMALL
-from tests.telemetry_data import SN850_STATES, golden
+from tests.telemetry_data import SN850_STATES, golden, ok
 
 THERMAL = "[drive.thermal]\ntmt1_c = 80.0"
 
@@ -137,3 +137,24 @@ def test_a_simulated_steps_temperature_is_the_drives_own(monkeypatch):
     assert telemetry.step_result(step, ())[1].temperature is None  # a step without one stores none
     purge = step.model_copy(update={"per_second": ()})
     assert telemetry.step_result(purge, series)[1].temperature is None  # nor one without seconds of I/O
+
+
+
+def test_the_health_log_carries_the_nands_writes_from_the_endurance_log():
+    """The NAND's writes come from the Endurance Group log (as on drives that keep one),
+    so a drive's write amplification shows through the health log's reader."""
+    sim = backend()
+    span = sim.capacity // (128 * 1024) * (128 * 1024)
+    fill = sim.run_step(Step(label="fill", rw=Op.WRITE, bs=128 * 1024, iodepth=32, size=span))
+    random = sim.run_step(Step(label="random", rw=Op.RANDWRITE, bs=4096, iodepth=32, size=span, io_size=span))
+    health = nvme(sim).smart_log()
+    nand = sum(step.result.device["nand_write_bytes"] for step in (fill, random))
+    # the drive's own count, in data units of 512 000 bytes rounded up
+    assert nand <= health.nand_written_bytes < nand + 512_000
+    assert health.nand_written_bytes > 1.1 * health.host_written_bytes  # garbage collection's writes
+
+
+def test_a_drive_without_an_endurance_log_leaves_the_nands_writes_unknown():
+    replies = ReplayCommands({"nvme smart-log /dev/nvme0 -o json": ok(golden("nvme-2.6-smart-log-sn850.json"))})
+    assert NvmeCli(CONTROLLER, replies).smart_log().nand_written_bytes is None
+    assert ("nvme", "endurance-log", "/dev/nvme0", "--group-id=1", "-o", "json") in replies.calls

@@ -114,8 +114,10 @@ def test_reader_runs_read_only_commands_on_the_controller_node():
     reader = NvmeCli(Path("/dev/nvme0n1"), commands)
     assert reader.id_ctrl() == SN850 and reader.smart_log() == SN850_HEALTH
     assert reader.get_feature(0x0C).enabled
-    assert commands.calls == [tuple(ID_CTRL.split()), tuple(SMART_LOG.split()),
-                              ("nvme", "get-feature", "/dev/nvme0", "-f", "0x0c", "-H")]
+    reader.smart_log()  # a drive that refused the Endurance Group log is not asked again
+    endurance_log = ("nvme", "endurance-log", "/dev/nvme0", "--group-id=1", "-o", "json")
+    assert commands.calls == [tuple(ID_CTRL.split()), tuple(SMART_LOG.split()), endurance_log,
+                              ("nvme", "get-feature", "/dev/nvme0", "-f", "0x0c", "-H"), tuple(SMART_LOG.split())]
 
 
 def test_a_failing_nvme_cli_says_which_command_and_why():

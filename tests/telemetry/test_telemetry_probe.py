@@ -40,7 +40,8 @@ def test_nvme_with_nvme_cli_and_hwmon(sysfs):
     assert telemetry.available and telemetry.reasons == () and telemetry.smartctl is None
     assert telemetry.controller() == SN850
     assert telemetry.temperature_c() == 37.85  # from hwmon: no program started
-    assert commands.calls == [("nvme", "version"), tuple(ID_CTRL.split()), tuple(SMART_LOG.split())]
+    endurance_log = ("nvme", "endurance-log", "/dev/nvme0", "--group-id=1", "-o", "json")  # refused: not recorded
+    assert commands.calls == [("nvme", "version"), tuple(ID_CTRL.split()), tuple(SMART_LOG.split()), endurance_log]
     assert telemetry.health() == SN850_HEALTH and telemetry.health_source == "nvme-cli"
 
 

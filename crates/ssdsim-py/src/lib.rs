@@ -175,6 +175,11 @@ impl Drive {
         to_json(&ssdsim::health::SmartLog::of(&self.inner))
     }
 
+    /// The Endurance Group log, as `nvme endurance-log --group-id=1 -o json` of nvme-cli 2.6+ prints it.
+    fn endurance_log_json(&self) -> PyResult<String> {
+        to_json(&ssdsim::health::EnduranceLog::of(&self.inner))
+    }
+
     /// Identify Controller, as `nvme id-ctrl -o json` of nvme-cli 2.6+ prints it.
     fn id_ctrl_json(&self) -> PyResult<String> {
         to_json(&ssdsim::health::IdCtrl::of(&self.inner))
@@ -324,6 +329,7 @@ fn counters_to<'py>(py: Python<'py>, c: &ssdsim::Counters) -> PyResult<Bound<'py
     out.set_item("soft_decodes", c.soft_decodes)?;
     out.set_item("parity_rebuilds", c.parity_rebuilds)?;
     out.set_item("uncorrectable_reads", c.uncorrectable_reads)?;
+    out.set_item("refreshed_superblocks", c.refreshed_superblocks)?;
     out.set_item("mapped_bytes", c.mapped_bytes)?;
     out.set_item("rmw_reads", c.rmw_reads)?;
     out.set_item("unwritten_read_bytes", c.unwritten_read_bytes)?;

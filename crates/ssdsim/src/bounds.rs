@@ -380,6 +380,13 @@ pub const RETRY_STEPS: Bound = Bound::integer(1, 100, "");
 /// `retention_shift`: 1 (retry wins nothing back) to 100.
 pub const RETENTION_SHIFT: Bound = Bound::real(1.0, 100.0, "x");
 
+/// `refresh.after_days`: from a quarter of an hour to a century.
+pub const REFRESH_DAYS: Bound = Bound::real(0.01, 36_500.0, "days");
+
+/// `refresh.after_reads`: reads of a block since its program; drives move a block after
+/// about 1e5; 1e3 to 1e9.
+pub const RECLAIM_READS: Bound = Bound::real(1e3, 1e9, "reads");
+
 // ------------------------------------------------------------------ steps
 
 /// Longest step in seconds of drive time (11.6 days): its I/O and the idle between

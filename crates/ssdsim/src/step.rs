@@ -641,6 +641,9 @@ pub struct Counters {
     pub soft_decodes: u64,
     pub parity_rebuilds: u64,
     pub uncorrectable_reads: u64,
+    /// Superblocks whose data the drive rewrote in idle time because it aged or was read
+    /// often (refresh and read reclaim; their writes are among the NAND's).
+    pub refreshed_superblocks: u64,
 }
 
 /// What a step cost in energy, and where its time went among the power states.

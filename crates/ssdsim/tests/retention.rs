@@ -128,3 +128,53 @@ fn a_hotter_shelf_equals_a_longer_one_by_the_arrhenius_factor() {
     assert_eq!(a.counters, b.counters);
     assert_eq!(a.mbps(), b.mbps());
 }
+
+#[test]
+fn idle_time_refreshes_old_data_and_its_reads_are_fast_again() {
+    let mut d = filled(3000.0);
+    off(&mut d, YEAR, 30.0);
+    let old = read_back(&mut d);
+    // an hour of powered idle: the drive rewrites what is older than its refresh age
+    let idle = Step::new("idle", Op::Read, 4 * KIB, 4 * KIB).idle_after(3600.0);
+    let refreshed = d.run(&idle).unwrap().counters;
+    let superblocks_of_data =
+        d.user_bytes() / (d.config().geometry.pages_per_block as u64 * 32 * 16 * KIB * 2);
+    assert!(
+        refreshed.refreshed_superblocks >= superblocks_of_data,
+        "{refreshed:?}"
+    );
+    // the data is written again (all but the superblock still open for writes), and read
+    // with the retries it needs
+    let rewritten = refreshed.nand_write_bytes as f64 / refreshed.mapped_bytes as f64;
+    assert!(
+        rewritten > 0.9,
+        "the refresh writes the data again: {refreshed:?}"
+    );
+    assert!(refreshed.read_retries > 0);
+    let after = read_back(&mut d);
+    // (the superblock still open for writes keeps its old data, and its retries)
+    assert!(
+        after.counters.read_retries * 20 < old.counters.read_retries,
+        "{:?}",
+        after.counters
+    );
+    assert!(
+        after.mbps() > 5.0 * old.mbps(),
+        "{} vs {} MB/s",
+        after.mbps(),
+        old.mbps()
+    );
+}
+
+#[test]
+fn a_block_read_often_is_moved_before_its_disturbed_errors_grow() {
+    let mut d = filled(0.0);
+    // the first MiB lies on every die of one superblock: 4 M reads of it are 125 000 of
+    // each of its blocks, past the preset's 1e5 (read reclaim); its data moves in the idle
+    let first = Step::new("hot", Op::RandRead, 4 * KIB, 1 << 20)
+        .qd(8)
+        .io_size(4_000_000 * 4 * KIB);
+    let r = d.run(&first.idle_after(10.0)).unwrap();
+    assert!(r.counters.refreshed_superblocks >= 1, "{:?}", r.counters);
+    assert_eq!(r.counters.uncorrectable_reads, 0);
+}

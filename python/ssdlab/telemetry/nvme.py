@@ -79,14 +79,34 @@ class NvmeCli:
         self.controller = controller_node(device)
         self.commands = commands
         self.version = version
+        self._endurance_log = True  # asked until the drive refuses it once
 
     def id_ctrl(self) -> ControllerInfo:
         argv = ["nvme", "id-ctrl", self.controller, "-o", "json"]
         return parse_id_ctrl(self._run(argv), " ".join(argv), self.version)
 
     def smart_log(self) -> HealthLog:
+        """The health log, with the NAND's writes from the Endurance Group log where the
+        drive keeps one (so that write amplification shows)."""
         argv = ["nvme", "smart-log", self.controller, "-o", "json"]
-        return parse_smart_log(self._run(argv), " ".join(argv))
+        log = parse_smart_log(self._run(argv), " ".join(argv))
+        written = self.media_written_bytes()
+        return log if written is None else log.model_copy(update={"nand_written_bytes": written})
+
+    def media_written_bytes(self) -> int | None:
+        """Media Units Written of endurance group 1 (log page 09h), bytes; None where the
+        drive (most client drives) or its nvme-cli does not give it: it is optional."""
+        if not self._endurance_log:
+            return None
+        argv = ["nvme", "endurance-log", self.controller, "--group-id=1", "-o", "json"]
+        done = self.commands.run(argv, timeout=TIMEOUT_S)
+        try:
+            if done.returncode == 0:
+                return Json.parse(done.stdout, " ".join(argv)).integer("media_units_written") * DATA_UNIT_BYTES
+        except SsdlabError:
+            pass
+        self._endurance_log = False
+        return None
 
     def get_feature(self, fid: int) -> Feature:
         """Features 0x02, 0x04, 0x0c and 0x10, decoded; -H prints the APST table."""

@@ -23,8 +23,9 @@ VERSION = "nvme version 2.6 (simulated drive)\n"  # the nvme-cli whose JSON the 
 
 
 class SimulatedNvme(Commands):
-    """`nvme id-ctrl|smart-log CONTROLLER -o json` and `nvme get-feature CONTROLLER -f FID
-    -H`, answered by `drive` (an `_ssdsim.Drive`)."""
+    """`nvme id-ctrl|smart-log CONTROLLER -o json`, `nvme endurance-log CONTROLLER
+    --group-id=1 -o json` and `nvme get-feature CONTROLLER -f FID -H`, answered by `drive`
+    (an `_ssdsim.Drive`)."""
 
     def __init__(self, drive: _ssdsim.Drive) -> None:
         self.drive = drive
@@ -41,10 +42,12 @@ class SimulatedNvme(Commands):
                 return Completed(argv, 0, self.drive.id_ctrl_json(), "")
             case ("nvme", "smart-log", str(), "-o", "json"):
                 return Completed(argv, 0, self.drive.smart_log_json(), "")
+            case ("nvme", "endurance-log", str(), "--group-id=1", "-o", "json"):
+                return Completed(argv, 0, self.drive.endurance_log_json(), "")
             case ("nvme", "get-feature", str(), "-f", fid, "-H"):
                 return self._feature(argv, fid)
-        raise SsdlabError(f"a simulated drive answers only nvme-cli's version, id-ctrl, smart-log and "
-                          f"get-feature queries, not `{' '.join(argv)[:200]}`")
+        raise SsdlabError(f"a simulated drive answers only nvme-cli's version, id-ctrl, smart-log, "
+                          f"endurance-log and get-feature queries, not `{' '.join(argv)[:200]}`")
 
     def _feature(self, argv: tuple[str, ...], fid_text: str) -> Completed:
         try:

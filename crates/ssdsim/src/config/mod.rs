@@ -26,6 +26,7 @@ mod host;
 mod mapping;
 mod nand;
 mod power;
+mod refresh;
 #[cfg(test)]
 pub(crate) mod tests;
 mod thermal;
@@ -43,6 +44,7 @@ pub use host::{HostConfig, LinkKind};
 pub use mapping::MappingConfig;
 pub use nand::{CellMode, CellTiming, NandConfig};
 pub use power::{NandPowerConfig, PowerConfig, PowerStateConfig};
+pub use refresh::RefreshConfig;
 pub use thermal::{RcConfig, ThermalConfig, ThrottleConfig};
 pub use wear::{Levelling, WearConfig};
 
@@ -99,6 +101,8 @@ pub struct DriveConfig {
     /// The NAND's raw errors and the decoding tiers; absent: every read decodes at once.
     pub errors: Option<ErrorsConfig>,
     pub ecc: Option<EccConfig>,
+    /// Background refresh and read reclaim; absent: data stays where it was written.
+    pub refresh: Option<RefreshConfig>,
 }
 
 /// Turn a serde error (with its path) into a message naming the key.
@@ -200,6 +204,7 @@ impl DriveConfig {
             &self.wear,
             &self.errors,
             &self.ecc,
+            &self.refresh,
         ]
     }
 
@@ -241,8 +246,14 @@ impl DriveConfig {
     }
 
     /// Raw errors and their decoding come together, on a drive that wears (its wear
-    /// drives the errors).
+    /// drives the errors); refresh needs them (it acts on data age and reads).
     fn check_media(&self) -> Result<(), ConfigError> {
+        if self.refresh.is_some() && self.errors.is_none() {
+            return Err(ConfigError(
+                "[drive.refresh] needs [drive.errors] and [drive.ecc]: it rewrites data as it ages"
+                    .into(),
+            ));
+        }
         match (&self.errors, &self.ecc, &self.wear) {
             (None, None, _) | (Some(_), Some(_), Some(_)) => Ok(()),
             (Some(_), Some(_), None) => Err(ConfigError(

@@ -49,6 +49,8 @@ pub struct Activity {
     pub soft_decodes: u64,
     pub parity_rebuilds: u64,
     pub uncorrectable_reads: u64,
+    /// Superblocks whose data was rewritten because it aged or was read often.
+    pub refreshed_sbs: u64,
 }
 
 pub struct Flash {
@@ -404,6 +406,22 @@ impl Flash {
             None => out,
             Some(d) => self.decode_tiers(ppa, n, d, out),
         }
+    }
+
+    /// Is the data of a full superblock due to be rewritten (refresh, read reclaim)?
+    pub fn refresh_due(&mut self) -> bool {
+        let ftl = &self.ftl;
+        let media = self.media.as_mut();
+        media.is_some_and(|m| m.due(|sb| ftl.is_full(sb)).is_some())
+    }
+
+    /// The next full superblock whose data is due to be rewritten, taken out of the victim
+    /// sets to be reclaimed.
+    pub fn take_refresh(&mut self) -> Option<(u32, bool)> {
+        let ftl = &self.ftl;
+        let sb = self.media.as_mut()?.take_due(|sb| ftl.is_full(sb))?;
+        self.activity.refreshed_sbs += 1;
+        Some(self.ftl.take_full(sb))
     }
 
     /// Schedule the tiers a read needed beyond its first decode (see the module docs).

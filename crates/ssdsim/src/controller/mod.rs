@@ -473,6 +473,7 @@ impl Controller {
             soft_decodes: a.soft_decodes,
             parity_rebuilds: a.parity_rebuilds,
             uncorrectable_reads: a.uncorrectable_reads,
+            refreshed_superblocks: a.refreshed_sbs,
         }
     }
 

@@ -13,6 +13,7 @@
 //! - while the host is idle: folding (if the policy folds when idle), garbage
 //!   collection while free superblocks are below the idle threshold, static wear
 //!   levelling when the FTL asks for it (the least worn full superblock emptied),
+//!   refresh of data due to be rewritten (old, or read often: `crate::wear::media`),
 //!   then the erases deferred when superblocks were emptied.
 //!
 //! Victims are chosen by the FTL's victim policy; a victim is emptied in order
@@ -53,6 +54,9 @@ pub enum Job {
     /// Static wear levelling: the least worn full superblock, whose cold data holds it
     /// back from its share of the erases (in the slot of garbage collection).
     Level,
+    /// Refresh: a full superblock whose data is old or was read often, rewritten (in the
+    /// slot of garbage collection).
+    Refresh,
 }
 
 /// A victim being emptied.
@@ -108,7 +112,7 @@ impl Reclaim {
 
     fn slot(&mut self, job: Job) -> &mut Option<Victim> {
         match job {
-            Job::Collect | Job::Level => &mut self.collect,
+            Job::Collect | Job::Level | Job::Refresh => &mut self.collect,
             Job::Fold => &mut self.fold,
         }
     }
@@ -116,6 +120,7 @@ impl Reclaim {
     fn start(flash: &mut Flash, job: Job) -> Option<Victim> {
         let (sb, slc) = match job {
             Job::Level => flash.ftl.take_least_worn()?,
+            Job::Refresh => flash.take_refresh()?,
             Job::Collect | Job::Fold => flash.ftl.take_victim(job == Job::Fold)?,
         };
         let g = flash.ftl.geo();
@@ -288,6 +293,8 @@ impl Reclaim {
                 || (flash.ftl.free_sbs() < self.gc_idle && self.worth_collecting(flash))
             {
                 Job::Collect
+            } else if flash.refresh_due() {
+                Job::Refresh
             } else if flash.ftl.levelling_due() {
                 Job::Level
             } else if flash.erase_ahead(t0) {

@@ -722,6 +722,18 @@ impl Ftl {
         Some(self.take(sb, in_slc))
     }
 
+    /// Is superblock `sb` written to its end and holding data (not open, free or reclaimed)?
+    #[inline]
+    pub fn is_full(&self, sb: u32) -> bool {
+        self.state[sb as usize] == SbState::Full
+    }
+
+    /// Full superblock `sb` (its data to be rewritten: refresh), taken out of the victim sets.
+    pub fn take_full(&mut self, sb: u32) -> (u32, bool) {
+        debug_assert!(self.is_full(sb));
+        self.take(sb, self.slc[sb as usize])
+    }
+
     /// The least worn full superblock (static levelling: its cold data moves off it, so
     /// that it takes its share of the erases), taken out of the victim sets.
     pub fn take_least_worn(&mut self) -> Option<(u32, bool)> {

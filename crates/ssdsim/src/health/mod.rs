@@ -1,6 +1,6 @@
 //! The drive's account of itself, as an NVMe drive gives it to the host: its SMART /
-//! health log ([`SmartLog`]), Identify Controller ([`IdCtrl`]) and the features ssdlab
-//! reads ([`get_feature`]), so that the telemetry code written for real drives reads a
+//! health log ([`SmartLog`]), Endurance Group log ([`EnduranceLog`]), Identify Controller
+//! ([`IdCtrl`]) and the features ssdlab reads ([`get_feature`]), so that the telemetry code written for real drives reads a
 //! simulated one unchanged.
 //!
 //! Contract: the records serialize (serde) to the JSON nvme-cli 2.6 and later prints for
@@ -11,9 +11,11 @@
 //! not model is reported as a real drive reports "not known": a temperature of 0 K (no
 //! sensor) without a thermal model, thresholds of 0 K, RTD3 latencies of 0.
 
+mod endurance;
 mod features;
 mod identify;
 
+pub use endurance::EnduranceLog;
 pub use features::{get_feature, InvalidField};
 pub use identify::{IdCtrl, PowerStateDescriptor};
 

@@ -333,3 +333,51 @@ fn every_other_feature_is_an_invalid_field_and_none_panics() {
         }
     }
 }
+
+#[test]
+fn the_endurance_log_has_nvme_cli_2_6s_keys_and_counts_the_nands_writes() {
+    // the keys nvme-cli 2.6 prints for `nvme endurance-log -o json`, in order
+    // (nvme-print-json.c, json_endurance_log)
+    let theirs = [
+        "critical_warning",
+        "endurance_group_features",
+        "avl_spare",
+        "avl_spare_threshold",
+        "percent_used",
+        "domain_identifier",
+        "endurance_estimate",
+        "data_units_read",
+        "data_units_written",
+        "media_units_written",
+        "host_read_cmds",
+        "host_write_cmds",
+        "media_data_integrity_err",
+        "num_err_info_log_entries",
+        "total_end_grp_cap",
+        "unalloc_end_grp_cap",
+    ];
+    let mut d = full_drive(Platform::default());
+    let span = d.whole_span(4096);
+    d.run(&Step::new("fill", Op::Write, 128 << 10, d.whole_span(128 << 10)).qd(32))
+        .unwrap();
+    d.run(
+        &Step::new("random", Op::RandWrite, 4096, span)
+            .qd(32)
+            .io_size(2 * span),
+    )
+    .unwrap();
+    let log = EnduranceLog::of(&d);
+    let text = serde_json::to_string(&log).unwrap();
+    let keys: Vec<String> = theirs.iter().map(|k| k.to_string()).collect();
+    assert_eq!(printed_order(&text, &keys), keys);
+    assert_eq!(json(&log).as_object().unwrap().len(), theirs.len());
+    let smart = SmartLog::of(&d);
+    assert_eq!(log.data_units_written, smart.data_units_written);
+    // random writes over a full drive: garbage collection writes more than the host
+    assert!(
+        log.media_units_written > log.data_units_written * 11 / 10,
+        "{log:?}"
+    );
+    // rated 600 TBW: 600e12 bytes in 512 000-byte units
+    assert_eq!(log.endurance_estimate, 1_171_875_000);
+}

@@ -306,6 +306,7 @@ fn delta(a: &Counters, b: &Counters) -> Counters {
         soft_decodes: b.soft_decodes - a.soft_decodes,
         parity_rebuilds: b.parity_rebuilds - a.parity_rebuilds,
         uncorrectable_reads: b.uncorrectable_reads - a.uncorrectable_reads,
+        refreshed_superblocks: b.refreshed_superblocks - a.refreshed_superblocks,
         ..*b
     }
 }

@@ -9,6 +9,11 @@
 //! reads); each codeword's errors spread around its page's (log-normal, over-dispersed). A
 //! page so clean that even a codeword four sigmas worse decodes at once takes the fast
 //! path: no draw. SLC-mode pages (wide margins, short-lived data) always decode at once.
+//!
+//! With `[drive.refresh]`, it also names the superblocks whose data the drive should
+//! rewrite in idle time ([`Media::due`]): those older than `after_days` on the retention
+//! clock (oldest first; looked for once each time the clock moves), and those whose
+//! blocks were read `after_reads` times since their program (as they cross it).
 
 use super::ecc::{Decode, Ecc};
 use super::errors::{PowerLaw, RawErrors, Rber};
@@ -48,12 +53,20 @@ pub struct Media {
     reads: Vec<u32>,
     dies: f64,
     kept: Vec<Option<Kept>>,
+    /// Refresh: data age (equivalent seconds) and page reads of a superblock after which
+    /// it is rewritten (infinite, `u32::MAX`: never), the superblocks due in turn, and the
+    /// clock when they were last looked for.
+    refresh_after_s: f64,
+    reclaim_after_reads: u32,
+    due: std::collections::VecDeque<u32>,
+    looked_at: f64,
 }
 
 impl Media {
     /// The media of a preset with `[drive.errors]` and `[drive.ecc]`; None without.
     pub fn new(cfg: &DriveConfig, superblocks: u32, dies: u32) -> Option<Media> {
         let (errors, ecc, wear) = (cfg.errors.as_ref()?, cfg.ecc.as_ref()?, cfg.wear.as_ref()?);
+        let refresh = cfg.refresh.as_ref();
         let n = superblocks as usize;
         Some(Media {
             errors: Box::new(PowerLaw::new(errors, wear.rated_pe_cycles)),
@@ -66,6 +79,14 @@ impl Media {
             reads: vec![0; n],
             dies: dies as f64,
             kept: vec![None; n],
+            refresh_after_s: refresh
+                .and_then(|r| r.after_days)
+                .map_or(f64::INFINITY, |d| d * 86_400.0),
+            reclaim_after_reads: refresh
+                .and_then(|r| r.after_reads)
+                .map_or(u32::MAX, |r| (r * dies as f64).min(u32::MAX as f64) as u32),
+            due: std::collections::VecDeque::new(),
+            looked_at: 0.0,
         })
     }
 
@@ -100,6 +121,38 @@ impl Media {
         self.reads[sb as usize]
     }
 
+    /// The next superblock whose data is due to be rewritten, among those `holding` data
+    /// written and closed (full), taken off the list; None when none is.
+    pub fn take_due(&mut self, holding: impl Fn(u32) -> bool) -> Option<u32> {
+        let sb = self.due(holding)?;
+        self.due.pop_front();
+        Some(sb)
+    }
+
+    /// The next superblock whose data is due to be rewritten (left on the list).
+    pub fn due(&mut self, holding: impl Fn(u32) -> bool) -> Option<u32> {
+        let now = self.clock.now();
+        if self.refresh_after_s.is_finite() && now != self.looked_at {
+            self.looked_at = now;
+            let mut old: Vec<u32> = (0..self.programmed.len() as u32)
+                .filter(|&sb| holding(sb) && self.age_s(sb) >= self.refresh_after_s)
+                .collect();
+            old.sort_by(|&a, &b| {
+                self.programmed[a as usize].total_cmp(&self.programmed[b as usize])
+            });
+            self.due = old.into_iter().chain(self.due.drain(..)).collect();
+        }
+        while let Some(&sb) = self.due.front() {
+            let s = sb as usize;
+            let old = self.age_s(sb) >= self.refresh_after_s;
+            if holding(sb) && (old || self.reads[s] >= self.reclaim_after_reads) {
+                return Some(sb);
+            }
+            self.due.pop_front(); // rewritten or trimmed since
+        }
+        None
+    }
+
     /// Wear changed without a new program (ageing): every superblock's RBER is computed again.
     pub fn forget(&mut self) {
         self.kept.fill(None);
@@ -117,6 +170,9 @@ impl Media {
     ) -> Option<Decode> {
         let s = sb as usize;
         self.reads[s] = self.reads[s].saturating_add(1);
+        if self.reads[s] == self.reclaim_after_reads {
+            self.due.push_back(sb);
+        }
         let kept = self.kept(sb, cycles, slc);
         if kept.at_once {
             return None; // even a codeword WORST_SIGMAS out: no draw
