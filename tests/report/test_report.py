@@ -81,9 +81,10 @@ def test_report_structure_snapshot(page):
                          "conditions"]
     # shape, charts, rows of each table (steps and directions, then conditions per run)
     assert got["summary"] == (None, 0, [8])
-    # a simulated run's tests have the drive's health before and after: 14 rows each (its
-    # temperature among them), and a temperature chart beside the throughput
-    health = [14, 14]
+    # a simulated run's tests have the drive's health before and after: 16 rows each (its
+    # temperature among them, and the data it wrote to flash from its Endurance Group log
+    # with the write amplification), and a temperature chart beside the throughput
+    health = [16, 16]
     assert got["test-rand-read-burst"] == ("generic", 2, [3, *health, 3])     # the score bars
     assert got["test-seq-write-sustained"] == ("qd", 3, [12, *health, 2])     # 6 QDs x 2 runs
     assert got["test-mixed-random"] == ("mix", 3, [40, *health, 2])           # 11 mixes, 9 with 2 dirs

@@ -202,3 +202,20 @@ fn air_out_of_range_is_refused_with_its_range() {
     assert!(d.set_platform(hot).is_err());
     assert_eq!(d.platform(), before);
 }
+
+#[test]
+fn a_drive_switched_off_comes_back_cool() {
+    let mut d = on(preset(SN850), Cooling::Bare, 35.0);
+    d.run(&soak(120.0)).unwrap();
+    let warm = *d.run(&idle(1.0)).unwrap().temperature_c.first().unwrap();
+    let off = ssdsim::wear::retention::PowerOff {
+        seconds: 3600.0,
+        temperature_c: 25.0,
+    };
+    d.run(&Step::off("off", off)).unwrap();
+    let log = SmartLog::of(&d);
+    assert!(warm > 45.0, "{warm}");
+    // at the run's air when it is powered again (its shelf's air is not the run's)
+    assert_eq!(log.temperature, 308, "{log:?}");
+    assert_eq!(log.power_cycles, 2);
+}

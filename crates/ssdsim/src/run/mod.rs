@@ -303,6 +303,9 @@ impl Drive {
     /// clock and powered-on time stay (it was off), and it is powered on again after.
     fn power_off(&mut self, step: &Step, off: PowerOff, before: &Counters) -> StepResult {
         self.dev.age_data(off.seconds, off.temperature_c);
+        if let Some(heat) = &mut self.heat {
+            heat.cool_off(off.seconds);
+        }
         self.power_cycles += 1;
         let after = self.dev.snapshot();
         let mut result = recorder::purge_result(step, self.now, self.now, before, &after, None);

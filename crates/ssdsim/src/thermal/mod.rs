@@ -205,6 +205,20 @@ impl Heat {
         }
     }
 
+    /// The drive was off for `seconds`: it cooled toward the air with no power (an hour
+    /// brings any preset's drive to it; longer changes nothing).
+    pub fn cool_off(&mut self, seconds: f64) {
+        const STEP_S: f64 = 10.0;
+        let mut left = seconds.clamp(0.0, 3600.0);
+        while left > 0.0 {
+            let dt = left.min(STEP_S);
+            self.model.advance(dt, 0.0);
+            left -= dt;
+        }
+        let now = self.model.sensor_c();
+        self.recent_c.iter_mut().for_each(|c| *c = now);
+    }
+
     /// The log, with the sensor's reading now.
     pub fn log(&self) -> ThermalLog {
         ThermalLog {
