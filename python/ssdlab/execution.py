@@ -8,6 +8,11 @@ A power test (catalogue/power.py) measures more after its steps, through `_TestR
 that needs more than I/O (telemetry; the simulator's age step) is skipped, with the reason
 stored, on a target without it, before any of its steps.
 
+The retention test (catalogue/retention.py) runs its own steps: on a real drive the run stops
+at its wait (`RunWaits`), the wait stored with the pattern's seed, and `ssdlab resume` goes on
+from the test's stored steps rather than its purge: the data written before the wait is what
+it reads back.
+
 Telemetry goes beside it: the health log before and after every test (after a
 failing step too: a media error may be why it failed), temperature and energy with
 every step, throttle events once the test's health after is known, and notes,
@@ -16,16 +21,20 @@ stored where they happened, for whatever telemetry could not read.
 
 from __future__ import annotations
 
+import secrets
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from ssdlab import repeats
 from ssdlab.backends import Backend, StepOutcome
+from ssdlab.backends.fio.verify import MAX_SEED
 from ssdlab.backends.sim import SimBackend
 from ssdlab.catalogue import PowerTest, Scale, lookup
+from ssdlab.catalogue.retention import Retention, begun_wait, waited_result
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Op, Phase, RunStatus, Step, StepResult, Test, TestStatus
-from ssdlab.store import Store, TestRecord
+from ssdlab.model import Op, Phase, RunStatus, Step, StepResult, Test, TestStatus, Wait
+from ssdlab.store import StepRecord, Store, TestRecord
 from ssdlab.telemetry.apst import ApstUnavailable, apst_disabled
 from ssdlab.telemetry.during_run import RunTelemetry
 from ssdlab.telemetry.probe import Telemetry
@@ -35,6 +44,15 @@ from ssdlab.telemetry.throttle import ThrottleEvent
 from ssdlab.units import KiB
 
 IDLE_READ_BYTES = 4 * KiB
+
+
+class RunWaits(Exception):
+    """Not an error: a retention test's real drive must now be left as the user stated, so the
+    run stops as planned, its wait stored."""
+
+    def __init__(self, wait: Wait):
+        super().__init__(f"waiting until {wait.until}")
+        self.wait = wait
 
 
 class Reporter(Protocol):
@@ -62,7 +80,8 @@ class SilentReporter:
 
 def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
             telemetry: RunTelemetry | None = None, scale: Scale | None = None, repeat: int = 1) -> None:
-    """Run every test of the run that is not done; mark the run done at the end.
+    """Run every test of the run that is not done; mark the run done at the end, or leave it
+    waiting when a retention test waits (the store says until when).
 
     A test the target cannot run (without the telemetry, or the age step, it needs) is
     skipped with the reason. A failing step marks its test and the run failed and re-raises,
@@ -81,24 +100,42 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
             store.skip_test(run_id, seq, reason)
             reporter.telemetry_notes([f"{test.id} cannot run on this target: {reason}"])
             continue
-        store.start_test(run_id, seq)
-        before = telemetry.health()
-        store.save_test_telemetry(run_id, seq, TestHealth(before=before))
+        # a retention test that waited goes on from the steps it stored before its wait
+        waited = store.wait(run_id, seq)
+        kept = store.steps(run_id, seq) if waited is not None else []
+        if waited is not None and len(kept) >= waited.idx:
+            store.continue_test(run_id, seq)
+            before = record.health.before if record.health else None
+        else:
+            waited, kept = None, []
+            store.start_test(run_id, seq)
+            before = telemetry.health()
+            store.save_test_telemetry(run_id, seq, TestHealth(before=before))
         _store_notes(store, run_id, telemetry, reporter, seq)
-        power = isinstance(definition, PowerTest)  # its procedure sets its own repetitions
-        run = _TestRun(store, run_id, seq, backend, telemetry, reporter, scale, 1 if power else repeat)
+        own = isinstance(definition, (PowerTest, Retention))  # its procedure sets its own repetitions
+        run = _TestRun(store, run_id, seq, backend, telemetry, reporter, scale, 1 if own else repeat, kept, waited)
         try:
-            for step in test.steps:
-                run.run_step(step)
-            found = definition.run(run) if isinstance(definition, PowerTest) else {}
+            if isinstance(definition, Retention):
+                found = definition.run(run, test.steps)
+            else:
+                for step in test.steps:
+                    run.run_step(step)
+                found = definition.run(run) if isinstance(definition, PowerTest) else {}
+        except RunWaits:
+            _store_notes(store, run_id, telemetry, reporter, seq)
+            return  # stored as running, its wait open: the run is waiting
         except SsdlabError as exc:
             _test_ended(store, run_id, record, telemetry, reporter, before, run.watched)
             store.fail_test(run_id, seq, str(exc))
             raise
         throttles = _test_ended(store, run_id, record, telemetry, reporter, before, run.watched)
         try:
-            score = (definition.result(found, run.measured, throttles) if isinstance(definition, PowerTest)
-                     else repeats.spread(definition.score(run.measured), run.measured, definition.score))
+            if isinstance(definition, PowerTest):
+                score = definition.result(found, run.measured, throttles)
+            elif isinstance(definition, Retention):
+                score = definition.result(found, run.done)
+            else:
+                score = repeats.spread(definition.score(run.measured), run.measured, definition.score)
         except SsdlabError as exc:
             store.fail_test(run_id, seq, str(exc))
             raise
@@ -108,15 +145,27 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
 
 
 class _TestRun:
-    """One test's steps as they run and are stored, in order; what a power test's `run`
-    uses (catalogue.power.TestRun)."""
+    """One test's steps as they run and are stored, in order, after those it `kept` (a retention
+    test back from its wait); what a power test's `run` uses (catalogue.power.TestRun), and a
+    retention test's (catalogue.retention.RetentionRun)."""
 
     def __init__(self, store: Store, run_id: int, seq: int, backend: Backend, telemetry: RunTelemetry,
-                 reporter: Reporter, scale: Scale, repeat: int = 1) -> None:
+                 reporter: Reporter, scale: Scale, repeat: int = 1, kept: list[StepRecord] | None = None,
+                 waited: Wait | None = None) -> None:
         self.store, self.run_id, self.seq, self.backend = store, run_id, seq, backend
         self.telemetry, self.reporter, self.scale, self.repeat = telemetry, reporter, scale, repeat
         self.measured: list[tuple[Step, StepResult]] = []
         self.watched: list[tuple[int, StepResult, StepTelemetry]] = []
+        self.done: list[tuple[Step, StepResult]] = []
+        for record in kept or []:
+            self._record(record.idx, record.step, record.result, record.telemetry)
+        self.waited = waited
+        # the retention pattern's: drawn anew for each attempt, kept with its wait
+        self.seed = waited.seed if waited is not None else secrets.randbelow(MAX_SEED + 1)
+
+    @property
+    def preset_text(self) -> str | None:
+        return self.backend.preset.text if isinstance(self.backend, SimBackend) else None
 
     def run_step(self, step: Step) -> None:
         """A step with the sampler and the meter beside it; a measured one `repeat` times
@@ -128,6 +177,29 @@ class _TestRun:
         outcome = outcomes[0] if times == 1 else repeats.repeated(outcomes)
         self._save(step, outcome, *self.telemetry.step_result(outcome.result, outcome.temperature_c,
                                                              outcome.thermal_transitions))
+
+    def run_pattern(self, step: Step) -> None:
+        """The retention test's pattern of `self.seed`, written or read back checking every block."""
+        self.reporter.step_started(len(self.watched), step)
+        with self.telemetry.watching_step():
+            outcome = self.backend.run_pattern(step, self.seed, self.reporter.step_progress)
+        self._save(step, outcome, *self.telemetry.step_result(outcome.result, outcome.temperature_c,
+                                                             outcome.thermal_transitions))
+
+    def wait(self, step: Step) -> None:
+        """The retention test's off step. A simulated drive is off in drive time; a real drive's
+        run stops here (RunWaits), its wait stored, or, resumed, stores the wait as over."""
+        if isinstance(self.backend, SimBackend):
+            self.run_step(step)
+            return
+        now = datetime.now(UTC)
+        if self.waited is None:
+            wait = begun_wait(self.seq, len(self.watched), self.seed, step, now)
+            self.store.begin_wait(self.run_id, wait)
+            raise RunWaits(wait)
+        self.reporter.step_started(len(self.watched), step)
+        outcome = StepOutcome(waited_result(step, self.waited, now), ())
+        self._save(step, outcome, outcome.result, StepTelemetry())
 
     def timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[tuple[int, ...], StepResult]:
         """fio with the sampler quiet throughout: its idles are the measurement."""
@@ -153,7 +225,11 @@ class _TestRun:
         self.store.save_step(self.run_id, self.seq, index, step, result, outcome.commands, beside)
         _store_notes(self.store, self.run_id, self.telemetry, self.reporter, self.seq, index)
         self.reporter.step_finished(step, result)
+        self._record(index, step, result, beside)
+
+    def _record(self, index: int, step: Step, result: StepResult, beside: StepTelemetry) -> None:
         self.watched.append((index, result, beside))
+        self.done.append((step, result))
         if step.phase is Phase.MEASURE:
             self.measured.append((step, result))
 

@@ -1,12 +1,15 @@
 """The tables of the scores that hold more than one figure, for `show` and the report: the
 power suite's (catalogue/power.py: power states, APST and thermal thresholds; wake-up latency
 and power state per idle length; idle power; the thermal soak's first throttle; health
-before the run and after its tests) and slc-retirement's fills young and aged
-(catalogue/aged.py)."""
+before the run and after its tests), slc-retirement's fills young and aged
+(catalogue/aged.py), and retention's reads fresh, after the wait and after idle
+(catalogue/retention.py)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from ssdlab.catalogue.retention import TIERS, duration_words
 
 PowerTable = tuple[str, tuple[str, ...], list[tuple[str, ...]]]  # caption, header, rows
 WAKE_POLICIES = (("host policy", "host_policy"), ("APST off", "apst_off"))  # label, key in idle-wake's score
@@ -56,6 +59,8 @@ def power_tables(test_id: str, score: dict[str, Any] | None) -> list[PowerTable]
             *((label, *(_text(f[key]) for f in fills)) for label, key in (
                 ("mean MB/s", "value"), ("MB/s over the last 16 GiB", "last16_mbps"),
                 ("GiB written", "gib_written")))])]
+    if test_id == "retention":
+        return _retention_tables(score)
     if test_id == "health":
         return [("health before the run and after its tests", ("", "before", "after", "change"),
                  [tuple(row) for row in score["before_after"]])]
@@ -78,3 +83,24 @@ def _wake_table(score: dict[str, Any]) -> PowerTable:
                     *([f"PS{figures['power_state']}"] if basis else [])]
     return ("wake-up latency (first read minus a warm read), median / max µs", tuple(header),
             [tuple(warm), *map(tuple, rows.values())])
+
+
+def _retention_tables(score: dict[str, Any]) -> list[PowerTable]:
+    """Each read's speed, slow share, decoding tiers (a simulated drive's) and check; then the wait."""
+    reads = list(score["reads"].values())
+    tiers = any(r["tiers"] for r in reads)
+    header = ("read", "idle before", "MB/s", "> 300 µs %", "> 1 ms %", "> 2 ms %", "p99 µs", "max µs",
+              *(("read retries", "soft decodes", "parity rebuilds", "uncorrectable") if tiers else ()), "check")
+    rows = [(r["label"], duration_words(r["idle_before_s"]) if r["idle_before_s"] else "", _text(r["mbps"]),
+             *(_text(v) for v in r["above_us"].values()), _text(r["p99_us"]), _text(r["max_us"]),
+             *((_text((r["tiers"] or {}).get(t)) for t in TIERS) if tiers else ()),
+             r["verify"]["summary"] if r["verify"] else "") for r in reads]
+    wait = score["wait"]
+    return [("reads fresh, after the wait and after powered idle", header, rows),
+            ("the wait", ("", ""), [
+                ("time off, planned", duration_words(wait["planned_s"])),
+                ("time off, counted", duration_words(wait["counted_s"])),
+                ("temperature (°C)", _text(wait["temperature_c"])),
+                ("activation energy (eV)", f"{score['activation_ev']:g} ({score['activation_source']})"),
+                ("equivalent at 30 °C", duration_words(score["equivalent_s_at_30c"])),
+                ("finding", score["finding"])])]

@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -23,11 +24,12 @@ from ssdlab.backends.sim_host import (
     Cooling,
     SimHost,
 )
-from ssdlab.catalogue import Scale, check_selection, compile_tests, estimated_seconds, lookup
+from ssdlab.catalogue import Retention, Scale, check_selection, compile_tests, estimated_seconds, lookup
+from ssdlab.catalogue import retention as retention_test
 from ssdlab.errors import Interrupted, SsdlabError, validation_problems
 from ssdlab.execution import Reporter, execute
 from ssdlab.external import Commands
-from ssdlab.model import Age, RunStatus, Test, TestStatus
+from ssdlab.model import Age, PowerOff, RunStatus, Test, TestStatus, Wait
 from ssdlab.model.steps import REAL_DRIVES_AGE
 from ssdlab.presets import Preset, load_preset
 from ssdlab.repeats import MAX_REPEAT
@@ -66,6 +68,9 @@ class RunRequest:
     ambient_c: float | None = None  # --ambient-c
     age: Age | None = None  # --age: the simulated drive worn to this before the first test (its prior life)
     repeat: int = 1  # --repeat: each measured step this many times (repeats.py)
+    # the retention test's wait (catalogue/retention.py); None: JEDEC's client conditions
+    retention_days: float | None = None  # --retention-days
+    retention_c: float | None = None  # --retention-c
 
 
 def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
@@ -75,6 +80,15 @@ def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
         return suite.name, text, list(suite.tests)
     check_selection(request.tests, "--tests")
     return suite.name, text, list(request.tests)
+
+
+def retention_wait(request: RunRequest, test_ids: list[str]) -> PowerOff | None:
+    """The retention test's wait the options give, refused out of bounds or without that test."""
+    wait = retention_test.retention_wait(request.retention_days, request.retention_c)
+    if wait is not None and not any(isinstance(lookup(t), Retention) for t in test_ids):
+        raise SsdlabError("--retention-days and --retention-c set the retention test's wait, which the selected "
+                          "tests do not include: add `--suite retention`, or leave them out")
+    return wait
 
 
 def default_file_size(test_ids: list[str], scale: Scale) -> int:
@@ -136,13 +150,14 @@ def dry_run_document(request: RunRequest) -> dict:
     meter = power_meter(request)
     host = sim_host(request)
     _, _, test_ids = selected_tests(request)
+    wait = retention_wait(request, test_ids)
     simulated = open_simulated(request.target, host=host, age=request.age)[0] if host is not None else None
     capacity = simulated.capacity if simulated else planned_capacity(request, test_ids)
-    tests = compile_tests(test_ids, request.scale, capacity)
+    tests = compile_tests(test_ids, request.scale, capacity, wait)
     skipped = planned_skips(request, tests, capacity, meter is not None, simulated)
     keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
             "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series",
-            "rate_iops", "fill_state", "time_based", "age")
+            "rate_iops", "fill_state", "time_based", "age", "power_off")
     # A simulated drive runs in virtual time: the estimate is the drive's time, not the wall's.
     clock = "drive" if request.target.startswith(SIM_PREFIX) else "wall"
     # A plan must not look runnable on a device that the real run will refuse.
@@ -273,6 +288,7 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
     meter = power_meter(request)
     host = sim_host(request)
     suite_name, suite_toml, test_ids = selected_tests(request)
+    wait = retention_wait(request, test_ids)
     if not 1 <= request.repeat <= MAX_REPEAT:
         raise SsdlabError(f"--repeat {request.repeat}: give 1 to {MAX_REPEAT} (each measured step that many times)")
     options: dict = {"force": request.force, "power_meter": request.power_meter, "repeat": request.repeat}
@@ -284,11 +300,11 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
             options[SIM_HOST] = host.model_dump()
             if request.age is not None:
                 options[SIM_AGE] = request.age.model_dump(mode="json")
-            tests = compile_tests(test_ids, request.scale, capacity)
+            tests = compile_tests(test_ids, request.scale, capacity, wait)
             telemetry = _simulated_telemetry(request.target, backend)
         else:
             capacity = planned_capacity(request, test_ids)
-            tests = compile_tests(test_ids, request.scale, capacity)  # refuses before anything is touched
+            tests = compile_tests(test_ids, request.scale, capacity, wait)  # refuses before anything is touched
             backend, ident, telemetry = _open(request.target, capacity, request.force, commands, holds,
                                               request.destroy_data, meter, sys_root)
             kind = TargetKind(backend.kind)
@@ -305,7 +321,9 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
 
 
 def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
-               show_progress: bool = True) -> int:
+               show_progress: bool = True, warn: Callable[[str], None] = lambda _: None) -> int:
+    """`warn`: told what the user should know before the run goes on (a retention run read back
+    before its date)."""
     commands = Commands()
     with ExitStack() as holds:
         store = holds.enter_context(Store.open_existing(db, readonly=False))
@@ -324,6 +342,8 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
             backend, _ = open_simulated(run.target, extras["options"]["preset_toml"], host, age)
             telemetry = _simulated_telemetry(run.target, backend)
         else:
+            if (wait := store.pending_wait(run_id)) is not None:
+                _check_waited(run_id, run.target, run.target_kind, run.identity, wait, commands, warn)
             meter = _recorded_meter(store, run_id, extras["options"].get("power_meter"))
             backend, _, telemetry = _open(run.target, extras["options"]["size"], False, commands, holds,
                                           destroy_data, meter, SYSFS, recorded_identity=run.identity, reuse=True)
@@ -332,6 +352,20 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         _execute(store, run_id, backend, pending, show_progress, telemetry, Scale(run.scale),
                  int(extras["options"].get("repeat", 1)))
     return run_id
+
+
+def _check_waited(run_id: int, target: str, kind: str, recorded: dict, wait: Wait, commands: Commands,
+                  warn: Callable[[str], None]) -> None:
+    """A retention test's data is read back only from the drive (or file) it was written to,
+    checked before the target is opened (which may resize a file); a resume before the date is
+    said. A target that is gone is left to opening, which says so."""
+    path = Path(target).expanduser()
+    if path.is_block_device():
+        retention_test.check_same_drive(run_id, kind, recorded, identity.device_identity(path, commands))
+    elif path.exists():
+        retention_test.check_same_drive(run_id, kind, recorded, identity.file_identity(files.real_path(path)))
+    if not wait.over and (early := retention_test.early_warning(run_id, wait, datetime.now(UTC))):
+        warn(early)
 
 
 def _stored_age(stored: dict | None, run_id: int) -> Age | None:

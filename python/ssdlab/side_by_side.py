@@ -24,7 +24,15 @@ from typing import Any
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import Reporter
 from ssdlab.model import Test
-from ssdlab.session import RunRequest, planned_capacity, power_meter, selected_tests, sim_host, start_run
+from ssdlab.session import (
+    RunRequest,
+    planned_capacity,
+    power_meter,
+    retention_wait,
+    selected_tests,
+    sim_host,
+    start_run,
+)
 from ssdlab.targets.resolve import SIM_PREFIX
 from ssdlab.units import GiB
 
@@ -73,6 +81,7 @@ def plan(targets: Sequence[str], request: RunRequest, asked_jobs: int | None, me
     power_meter(requests[0])  # a simulated drive's power comes from its preset: refused here
     for r in requests:
         sim_host(r)
+        retention_wait(r, selected_tests(r)[2])
     # Building each drive refuses a bad preset, or an age it cannot reach, before any run starts, and
     # gives its size.
     needs = sorted((-(-planned_capacity(r, selected_tests(r)[2]) * SIM_BYTES_PER_TB // TB) for r in requests),

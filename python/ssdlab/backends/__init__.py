@@ -63,3 +63,8 @@ class Backend(Protocol):
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
         """Execute one step; see the module docstring for the contract."""
+
+    def run_pattern(self, step: Step, seed: int, progress: ProgressCallback | None = None) -> StepOutcome:
+        """The retention test's verify pattern of `seed`: written by a sequential write step, read
+        back by a sequential read step of the same span, which checks every block (the result's
+        `verify`; a finding, never a failure)."""

@@ -11,12 +11,18 @@ The drive's host is part of the run's options (backends/sim_host.py), and so is 
 first test). idle-wake's "APST off" switches the limit on the drive itself (`apst_off`) and
 puts it back; nothing of it outlives the process, so unlike a real drive's switch nothing is
 recorded for a later restore: a resumed run builds a new drive from the run's options.
+
+A simulated drive keeps no data: the retention test's pattern (`run_pattern`) is a plain write,
+and its check a plain read, verified by the drive's decoding alone: the page reads no decoding
+tier corrected are its failures, at the host offsets the simulator names in a note.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -25,7 +31,18 @@ from ssdlab import _ssdsim
 from ssdlab.backends import JobFigures, ProgressCallback, StepOutcome
 from ssdlab.backends.sim_host import DEFAULT_HOST, SimHost
 from ssdlab.errors import BackendFailed, SsdlabError
-from ssdlab.model import Age, DirectionResult, GibPoint, Latency, Phase, SecondPoint, Step, StepResult
+from ssdlab.model import (
+    Age,
+    BadBlock,
+    DirectionResult,
+    GibPoint,
+    Latency,
+    Phase,
+    SecondPoint,
+    Step,
+    StepResult,
+    Verification,
+)
 from ssdlab.presets import Preset
 
 ENGINE = "sim"
@@ -72,6 +89,14 @@ class SimBackend:
         return StepOutcome(_result(raw, started), (command,), temperature_c=tuple(raw["temperature_c"]),
                            thermal_transitions=tuple(raw["thermal_transitions"]),
                            jobs=tuple(_job(job, started) for job in raw["jobs"]))
+
+    def run_pattern(self, step: Step, seed: int, progress: ProgressCallback | None = None) -> StepOutcome:
+        """The retention test's pattern (the fio backend's `run_pattern`): the step as it is, the
+        seed meaning nothing to a drive that keeps no data; a read's `verify` is its decoding."""
+        outcome = self.run_step(step, progress)
+        if not step.rw.reads:
+            return outcome
+        return replace(outcome, result=outcome.result.model_copy(update={"verify": _verification(outcome.result)}))
 
     def run_timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[StepOutcome, tuple[int, ...]]:
         """What fio's `thinktime` does (backends/fio): each read of `step` alone, the drive
@@ -122,6 +147,26 @@ def _result(raw: dict, started: str) -> StepResult:
         engine=ENGINE, notes=tuple(raw["notes"]), device=raw["counters"] | _power(energy),
         # a step with no busy time (a purge of an empty drive) has no energy to show
         energy_j=energy["busy_j"] if energy and energy["busy_j"] > 0 else None, **_figures(raw))
+
+
+# The note of a step whose reads no decoding tier corrected (crates/ssdsim run/mod.rs `powered`): the
+# first host offsets
+_LOST_OFFSETS = re.compile(r"host reads at offsets ([0-9, ]+)")
+
+
+def _verification(result: StepResult) -> Verification:
+    """A read's check on a drive that keeps no data: the page reads no tier corrected, which a
+    real drive returns as media errors, with the host offsets the simulator names."""
+    lost = int((result.device or {}).get("uncorrectable_reads", 0))
+    reads = result.read.ios if result.read else 0
+    named = next((m[1] for note in result.notes if (m := _LOST_OFFSETS.search(note))), "")
+    offsets = [int(o) for o in named.replace(" ", "").split(",") if o]
+    bad = tuple(BadBlock(offset=o, kind="uncorrectable", what="no decoding tier corrected it") for o in offsets)
+    found = (f"{lost} page reads no decoding tier corrected (media errors), at host offsets "
+             f"{', '.join(map(str, offsets)) or 'not named'}" if lost else f"all {reads} reads decoded")
+    return Verification(blocks_checked=reads, blocks_expected=reads, failed=lost,
+                        kinds={"uncorrectable": lost} if lost else {}, bad=bad, ok=not lost,
+                        summary=f"{found} (a simulated drive keeps no data: its decoding is the check)")
 
 
 def _job(raw: dict, started: str) -> JobFigures:

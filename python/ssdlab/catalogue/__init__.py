@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ssdlab.catalogue.aged import AGED_TESTS
 from ssdlab.catalogue.client import CLIENT_TESTS
 from ssdlab.catalogue.definitions import TestDef
@@ -9,15 +11,17 @@ from ssdlab.catalogue.enterprise import ENTERPRISE_TESTS
 from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.catalogue.lab import LAB_TESTS
 from ssdlab.catalogue.power import POWER_TESTS, PowerTest
+from ssdlab.catalogue.retention import RETENTION_TESTS, Retention
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Phase, Test
+from ssdlab.model import Phase, PowerOff, Test
 
-CATALOGUE: dict[str, TestDef | PowerTest] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS,
-                                                             *POWER_TESTS, *AGED_TESTS)}
+Definition = TestDef | PowerTest | Retention
+CATALOGUE: dict[str, Definition] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS, *POWER_TESTS,
+                                                      *AGED_TESTS, *RETENTION_TESTS)}
 
 
-def lookup(test_id: str) -> TestDef | PowerTest:
+def lookup(test_id: str) -> Definition:
     try:
         return CATALOGUE[test_id]
     except KeyError:
@@ -39,20 +43,25 @@ def check_selection(test_ids: tuple[str, ...] | list[str], origin: str) -> None:
         lookup(test_id)
 
 
-def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity: int) -> list[Test]:
-    return [lookup(t).compile(scale, capacity) for t in test_ids]
+def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity: int,
+                  retention: PowerOff | None = None) -> list[Test]:
+    """`retention`: the retention test's wait (--retention-days, --retention-c); else JEDEC's."""
+    definitions = [lookup(t) for t in test_ids]
+    return [(replace(d, wait=retention) if retention is not None and isinstance(d, Retention) else d)
+            .compile(scale, capacity) for d in definitions]
 
 
 def estimated_seconds(test: Test, scale: Scale, repeat: int = 1) -> float:
     """How long a compiled test takes, roughly: its steps (a measured one `repeat` times,
-    except in a power test: repeats.py), and what a power test does beyond them (idle-wake's
-    timed reads and their idles, idle-power's idle)."""
+    except in a power or retention test: repeats.py), and what a power test does beyond them
+    (idle-wake's timed reads and their idles, idle-power's idle). A real drive's time off in
+    the retention test is not counted: the run stops for it."""
     definition = lookup(test.id)
     power = isinstance(definition, PowerTest)
     beyond = definition.run_seconds(scale) if power else 0.0
-    times = 1 if power else repeat
+    times = 1 if power or isinstance(definition, Retention) else repeat
     return sum(step_seconds(s) * (times if s.phase is Phase.MEASURE else 1) for s in test.steps) + beyond
 
 
-__all__ = ["CATALOGUE", "PowerTest", "Scale", "TestDef", "check_selection", "compile_tests", "estimated_seconds",
-           "lookup"]
+__all__ = ["CATALOGUE", "Definition", "PowerTest", "Retention", "Scale", "TestDef", "check_selection", "compile_tests",
+           "estimated_seconds", "lookup"]

@@ -5,7 +5,8 @@ from typing import Annotated
 import typer
 
 from ssdlab.cli.options import DbOption, RunIdArgument
-from ssdlab.cli.output import console
+from ssdlab.cli.output import console, err_console, shown
+from ssdlab.cli.run import outcome
 from ssdlab.session import resume_run
 
 
@@ -15,6 +16,8 @@ def resume_command(
     destroy_data: Annotated[str | None, typer.Option(
         "--destroy-data", metavar="SERIAL", help="consent again to erase the device with this serial")] = None,
 ) -> None:
-    """Continue a run that was interrupted or failed; finished tests are kept, not rerun."""
-    finished = resume_run(run_id, db, destroy_data)
-    console.print(f"run {finished} done: `ssdlab show {finished}` for the results")
+    """Continue a run that was interrupted, failed, or waits for its retention read-back; finished
+    tests are kept, not rerun."""
+    finished = resume_run(run_id, db, destroy_data,
+                          warn=lambda text: err_console.print(f"[yellow]warning:[/] {shown(text)}", highlight=False))
+    console.print(outcome(db, finished), highlight=False)

@@ -10,11 +10,12 @@ import typer
 
 from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale
+from ssdlab.catalogue.retention import duration_words, shown_date
 from ssdlab.cli.options import DbOption, JsonOption
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, ProgressReporter, progress_rows
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Age
+from ssdlab.model import Age, RunStatus
 from ssdlab.session import RunRequest, dry_run_document, start_run
 from ssdlab.side_by_side import Plan, plan, run_side_by_side
 from ssdlab.text import require_utf8
@@ -85,6 +86,14 @@ def run_command(
     repeat: Annotated[int, typer.Option(
         metavar="N", help="run each measured step N times (1-10): scores are the mean over the runs, with "
                           "their spread; `compare` marks differences inside it")] = 1,
+    retention_days: Annotated[float | None, typer.Option(
+        "--retention-days", metavar="DAYS",
+        help="the retention test: how long the drive is left powered off (default 365, JEDEC's client "
+             "requirement); a real drive's run waits that long for `ssdlab resume`")] = None,
+    retention_c: Annotated[float | None, typer.Option(
+        "--retention-c", metavar="C",
+        help="the retention test: where the drive is kept while off, °C (default 30): a shelf, or an oven; "
+             "gives the equivalent time at 30 °C")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan; touch nothing")] = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -96,7 +105,7 @@ def run_command(
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
         power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),
         apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states, cooling=cooling,
-        ambient_c=ambient_c, age=_age(age), repeat=repeat)
+        ambient_c=ambient_c, age=_age(age), repeat=repeat, retention_days=retention_days, retention_c=retention_c)
     runs = plan([require_utf8(t, "the target") for t in targets], shared, jobs)
     if dry_run:
         _dry_run(runs.requests, json_out)
@@ -111,7 +120,22 @@ def _run_one(request: RunRequest, json_out: bool) -> None:
     if json_out:
         print_json(_run_documents(request.db, [run_id])[0])
     else:
-        console.print(f"run {run_id} done: `ssdlab show {run_id}` for the results")
+        console.print(outcome(request.db, run_id), highlight=False)
+
+
+def outcome(db: Path | None, run_id: int) -> str:
+    """What became of a run that started or resumed: done, or waiting for a retention read-back."""
+    from ssdlab.store import Store
+    with Store.open_existing(db, readonly=True) as store:
+        run = store.run(run_id)
+        wait = store.pending_wait(run_id) if run.status is RunStatus.WAITING else None
+        if wait is None:
+            return f"run {run_id} done: `ssdlab show {run_id}` for the results"
+        test = next(r.test for r in store.tests(run_id) if r.seq == wait.seq)
+    off = test.steps[wait.idx].power_off
+    kept = f" at {off.temperature_c:g} °C" if off is not None else ""
+    return (f"run {run_id} waits: the retention pattern is written and read back fresh. Keep the drive powered off"
+            f"{kept}, as stated, and come back after {shown_date(wait.until)}: `ssdlab resume {run_id}`")
 
 
 def _run_side_by_side(runs: Plan, json_out: bool) -> None:
@@ -164,6 +188,14 @@ def _dry_run(requests: list[RunRequest], json_out: bool) -> None:
 def _print_plan(doc: dict) -> None:
     if "age" in doc:
         console.print(f"the simulated drive is worn to {doc['age']} before the first test (--age)", highlight=False)
+    for test in doc["tests"]:  # the retention test's wait
+        offs = [] if "skipped" in test else [step["power_off"] for step in test["steps"] if step.get("power_off")]
+        for off in offs:
+            kept = f"{duration_words(off['seconds'])} at {off['temperature_c']:g} °C"
+            console.print(f"{test['id']}: the run stops after writing and waits {kept} (the drive kept off as you "
+                          "state), then `ssdlab resume` reads it back; the wait is not in the estimate"
+                          if doc["clock"] == "wall" else f"{test['id']}: the drive is powered off {kept}",
+                          highlight=False)
     for test in doc["tests"]:
         if "skipped" in test:
             console.print(f"[bold]{test['id']}[/]: skipped: {shown(test['skipped'])}", highlight=False)

@@ -2,6 +2,7 @@
 
 from rich.table import Table
 
+from ssdlab.catalogue.retention import shown_date
 from ssdlab.cli.options import DbOption, JsonOption
 from ssdlab.cli.output import console, print_json, shown
 from ssdlab.model import TestStatus
@@ -22,6 +23,7 @@ def runs_command(db: DbOption = None, json_out: JsonOption = False) -> None:
         return
     table = Table("id", "name", "target", "suite", "scale", "status", "tests", "created")
     for run, done, total in rows:
+        until = f" until {shown_date(run.waiting_until)}" if run.waiting_until else ""
         table.add_row(str(run.id), shown(run.name or ""), shown(run.target), shown(run.suite),
-                      f"{run.scale:g}", run.status.value, f"{done}/{total}", run.created_at[:19])
+                      f"{run.scale:g}", run.status.value + until, f"{done}/{total}", run.created_at[:19])
     console.print(table)

@@ -5,6 +5,7 @@ before and after and its throttle events. A skipped test shows why in place of i
 
 from rich.table import Table
 
+from ssdlab.catalogue.retention import shown_date
 from ssdlab.cli.options import DbOption, JsonOption, RunIdArgument
 from ssdlab.cli.output import console, print_alarm, print_json, shown
 from ssdlab.documents import HEALTH_HEADER, health_rows, placed_note, run_document
@@ -29,6 +30,9 @@ def show_command(run_id: RunIdArgument,
     repeat = f"  repeat {run['repeat']}" if run.get("repeat", 1) > 1 else ""
     console.print(f"[bold]run {run['id']}[/] {shown(run['name'] or '')}  {shown(run['target'])}  "
                   f"suite {shown(run['suite'])}  scale {run['scale']:g}{repeat}  \\[{run['status']}]")
+    if run["waiting_until"]:
+        console.print(f"waiting until {shown_date(run['waiting_until'])} for the retention read-back: keep the "
+                      f"drive as stated, then `ssdlab resume {run['id']}`", highlight=False)
     for alarm in doc["alarms"]:
         print_alarm(console, alarm["test"], alarm["alarm"])
     described = ", ".join(f"{k}={shown(v)}" for k, v in ident.items() if v not in (None, ""))

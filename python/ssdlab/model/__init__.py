@@ -6,11 +6,19 @@ a step result; a run is one suite on one target. Units are in the field names
 bytes/s for throughput.
 """
 
-from ssdlab.model.results import DirectionResult, GibPoint, Latency, SecondPoint, StepResult
-from ssdlab.model.runs import Run, RunStatus, Suite, Test, TestStatus
+from ssdlab.model.results import (
+    BadBlock,
+    DirectionResult,
+    GibPoint,
+    Latency,
+    SecondPoint,
+    StepResult,
+    Verification,
+)
+from ssdlab.model.runs import Run, RunStatus, Suite, Test, TestStatus, Wait
 from ssdlab.model.steps import Age, Op, Phase, PowerOff, Step
 
 __all__ = [
-    "Age", "DirectionResult", "GibPoint", "Latency", "Op", "Phase", "PowerOff", "Run", "RunStatus",
-    "SecondPoint", "Step", "StepResult", "Suite", "Test", "TestStatus",
+    "Age", "BadBlock", "DirectionResult", "GibPoint", "Latency", "Op", "Phase", "PowerOff", "Run", "RunStatus",
+    "SecondPoint", "Step", "StepResult", "Suite", "Test", "TestStatus", "Verification", "Wait",
 ]

@@ -53,6 +53,14 @@ class Latency(BaseModel):
         return cls(count=count, mean_ns=mean_ns, min_ns=min_ns, max_ns=max_ns, p50_ns=p[0],
                    p99_ns=p[1], p99_9_ns=p[2], p99_99_ns=p[3], histogram=hist)
 
+    def share_above(self, ns: int) -> float:
+        """The share of the I/Os slower than `ns`, counted by their histogram's bins (fio's, each
+        about 1.6 % wide, its value the middle of its range): a latency within about 1 % of
+        `ns` may be counted on either side of it."""
+        if not self.count:
+            return 0.0
+        return sum(count for value, count in self.histogram if value > ns) / self.count
+
     @classmethod
     def merge(cls, parts: Iterable[Latency]) -> Latency:
         parts = [p for p in parts if p.count]
@@ -134,6 +142,34 @@ class GibPoint(BaseModel):
     mbps: float = Field(ge=0)
 
 
+class BadBlock(BaseModel):
+    """One block a read that checks the data found wrong or could not read."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    offset: int = Field(ge=0, description="bytes from the target's start")
+    length: int | None = Field(default=None, ge=0, description="bytes; None when the engine does not say")
+    kind: str = Field(description="checksum, zero_header, read_error... (backends/fio/verify.py); "
+                                  "uncorrectable on a simulated drive")
+    what: str = Field(description="the finding in words")
+
+
+class Verification(BaseModel):
+    """What a read that checks the data found (the retention test). On a real target: fio's check
+    of the seeded pattern every block carries (backends/fio/verify.py). A simulated drive keeps
+    no data: its check is whether every page decoded, and its failures are the page reads no
+    decoding tier corrected, which a real drive returns as media errors."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    blocks_checked: int | None = Field(default=None, ge=0, description="read and checked; None: unknown")
+    blocks_expected: int | None = Field(default=None, ge=0, description="the region's blocks")
+    failed: int = Field(ge=0, description="blocks that differ or were unreadable (fio); page reads "
+                                          "no tier corrected (the simulator)")
+    kinds: dict[str, int] = Field(default_factory=dict, description="failures per kind")
+    bad: tuple[BadBlock, ...] = Field(default=(), max_length=100, description="the first failures")
+    ok: bool = Field(description="every block read and right, and every message of the engine understood")
+    summary: str = Field(description="the finding in words")
+
+
 class StepResult(BaseModel):
     """The measured outcome of one step, the same schema from every backend."""
 
@@ -156,6 +192,8 @@ class StepResult(BaseModel):
     energy_j: float | None = Field(
         default=None, gt=0, description="joules the drive used over the busy time, when a power "
                                         "source knows it (a power meter, a power model)")
+    verify: Verification | None = Field(
+        default=None, description="a read that checked the data (the retention test's): what it found")
     repetitions: tuple[StepResult, ...] = Field(
         default=(), max_length=10, description="with `run --repeat N`: each run of the step, this "
                                                "result being all of them together")
@@ -204,6 +242,8 @@ class StepResult(BaseModel):
                      "bursts": self.bursts, "started_at": self.started_at}
         if self.repetitions:
             out["repetitions"] = [{"iops": round(r.iops, 1), "mbps": round(r.mbps, 2)} for r in self.repetitions]
+        if self.verify is not None:
+            out["verify"] = {"failed": self.verify.failed, "ok": self.verify.ok, "summary": self.verify.summary}
         if self.energy_j is not None:
             out.update(energy_j=round(self.energy_j, 3), watts=round(self.watts, 3),
                        mbps_per_w=round(self.mbps_per_w, 3), kiops_per_w=round(self.kiops_per_w, 4))

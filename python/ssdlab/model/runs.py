@@ -48,6 +48,9 @@ class RunStatus(StrEnum):
     # Shown, never stored: stored as running, but no process holds it (killed, crashed,
     # power lost); `ssdlab resume` continues it.
     INTERRUPTED = "interrupted"
+    # Shown, never stored: stored as running, no process holds it, and its retention test
+    # waits for the drive to be read back (a Wait); `ssdlab resume` after the date continues it.
+    WAITING = "waiting"
 
 
 class TestStatus(StrEnum):
@@ -57,6 +60,7 @@ class TestStatus(StrEnum):
     DONE = "done"
     FAILED = "failed"
     SKIPPED = "skipped"  # the target cannot give what the test needs; the store says why
+    WAITING = "waiting"  # shown, never stored: a retention test stopped at its wait, not read back yet
 
 
 class Run(BaseModel):
@@ -76,3 +80,19 @@ class Run(BaseModel):
     identity: dict[str, Any] = Field(default_factory=dict)
     host: dict[str, Any] = Field(default_factory=dict)
     ssdlab_version: str | None = Field(default=None, description="the ssdlab that made the run")
+    waiting_until: str | None = Field(default=None, description="a waiting run: when its wait ends, ISO 8601 UTC")
+
+
+class Wait(BaseModel):
+    """A retention test's wait on a real drive (catalogue/retention.py): the run stopped after the
+    test's write phase, the drive kept as the user stated until `until`; `ssdlab resume` reads it
+    back. The wait is over once its off step (`idx`) is stored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seq: int = Field(ge=0, description="the test")
+    idx: int = Field(ge=0, description="its off step")
+    seed: int = Field(ge=0, description="fio's randseed of the pattern written")
+    since: str = Field(description="when the run stopped, ISO 8601 UTC")
+    until: str = Field(description="when the user was to come back, ISO 8601 UTC")
+    over: bool = Field(default=False, description="its off step is stored: the drive was read back")

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 import ssdlab
 from ssdlab import locks
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Run, RunStatus, Step, StepResult, Test, TestStatus
+from ssdlab.model import Run, RunStatus, Step, StepResult, Test, TestStatus, Wait
 from ssdlab.store import records
 from ssdlab.store.failures import Damaged, translating_errors
 from ssdlab.store.opening import Access, open_database
@@ -100,6 +100,10 @@ class TelemetryNote:
     note: str
 
 
+# A retention wait w is over once its off step is stored; test t's wait is open until then
+_WAIT_OVER = "EXISTS (SELECT 1 FROM steps s WHERE s.run_id = w.run_id AND s.seq = w.seq AND s.idx = w.idx)"
+_OPEN_WAIT = f"SELECT 1 FROM retention_waits w WHERE w.run_id = t.run_id AND w.seq = t.seq AND NOT {_WAIT_OVER}"
+
 # The tables that hold a test's telemetry, children of its steps first.
 _TEST_TELEMETRY = ("step_temperatures", "step_energy", "throttle_events", "test_health", "telemetry_notes")
 _THROTTLE_COLUMNS = ("start_s", "length_s", "mbps_before", "mbps_during", "start_temperature_c",
@@ -158,13 +162,16 @@ class Store:
             " identity, host, ssdlab_version FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise SsdlabError(f"there is no run {run_id} in {self.path}: `ssdlab runs` lists them")
-        status = row[6]
+        status, until = row[6], None
         if status == RunStatus.RUNNING and not locks.run_is_held(self.path, run_id):
-            status = RunStatus.INTERRUPTED  # its process is gone (killed, crashed, power lost)
+            # its process is gone: it stopped to wait (a retention test), or was killed, crashed, lost power
+            wait = self.pending_wait(run_id)
+            status, until = ((RunStatus.WAITING, wait.until) if wait is not None and not wait.over
+                             else (RunStatus.INTERRUPTED, None))
         return Run(id=row[0], name=row[1], target=row[2], target_kind=row[3], suite=row[4],
                    scale=row[5], status=status, created_at=row[7], finished_at=row[8],
                    identity=records.load(IDENTITY, row[9]), host=records.load(HOST, row[10]),
-                   ssdlab_version=row[11])
+                   ssdlab_version=row[11], waiting_until=until)
 
     def run_extras(self, run_id: int) -> dict[str, Any]:
         """What a run recorded beyond the Run value: engine, options, suite TOML."""
@@ -203,7 +210,8 @@ class Store:
 
     def tests(self, run_id: int) -> list[TestRecord]:
         rows = self._conn.execute(
-            "SELECT t.seq, definition, CASE WHEN skipped IS NULL THEN status ELSE 'skipped' END,"
+            "SELECT t.seq, definition, CASE WHEN skipped IS NOT NULL THEN 'skipped'"
+            f" WHEN status = 'running' AND EXISTS ({_OPEN_WAIT}) THEN 'waiting' ELSE status END,"
             " started_at, finished_at, score, coalesce(error, skipped),"
             " h.seq IS NOT NULL, before, after FROM tests t"
             " LEFT JOIN test_health h ON h.run_id = t.run_id AND h.seq = t.seq"
@@ -215,14 +223,51 @@ class Store:
                 for seq, d, st, sa, fa, sc, err, read, before, after in rows]
 
     def start_test(self, run_id: int, seq: int) -> None:
-        """Mark a test running, dropping the steps and telemetry of an earlier, interrupted attempt."""
+        """Mark a test running, dropping the steps, telemetry and wait of an earlier, interrupted attempt."""
         with write_transaction(self._conn) as db:
-            for table in (*_TEST_TELEMETRY, "steps"):
+            for table in (*_TEST_TELEMETRY, "retention_waits", "steps"):
                 db.execute(f"DELETE FROM {table} WHERE run_id = ? AND seq = ?", (run_id, seq))
             db.execute("UPDATE tests SET status = ?, started_at = ?, finished_at = NULL,"
                        " score = NULL, error = NULL WHERE run_id = ? AND seq = ?",
                        (TestStatus.RUNNING, now(), run_id, seq))
             db.execute("UPDATE runs SET status = ? WHERE id = ?", (RunStatus.RUNNING, run_id))
+
+    def continue_test(self, run_id: int, seq: int) -> None:
+        """Mark a test running again with the steps it stored kept: a retention test read back
+        after its wait goes on from them. Their throttle events go: the test's end finds them
+        again among all its steps."""
+        with write_transaction(self._conn) as db:
+            db.execute("DELETE FROM throttle_events WHERE run_id = ? AND seq = ?", (run_id, seq))
+            db.execute("UPDATE tests SET status = ?, finished_at = NULL, score = NULL, error = NULL"
+                       " WHERE run_id = ? AND seq = ?", (TestStatus.RUNNING, run_id, seq))
+            db.execute("UPDATE runs SET status = ? WHERE id = ?", (RunStatus.RUNNING, run_id))
+
+    # -- a retention test's wait -----------------------------------------
+
+    def begin_wait(self, run_id: int, wait: Wait) -> None:
+        """The run stops here: its test `wait.seq` waits for the drive to be read back."""
+        with write_transaction(self._conn) as db:
+            db.execute("INSERT OR REPLACE INTO retention_waits (run_id, seq, idx, seed, since, until)"
+                       " VALUES (?,?,?,?,?,?)", (run_id, wait.seq, wait.idx, wait.seed, wait.since, wait.until))
+
+    def wait(self, run_id: int, seq: int) -> Wait | None:
+        """The test's wait, over or not; None when it has not waited."""
+        found = self._waits("w.run_id = ? AND w.seq = ?", (run_id, seq))
+        return found[0] if found else None
+
+    def pending_wait(self, run_id: int) -> Wait | None:
+        """The wait of the run's test that is not done yet, over or not (a run stops at its
+        first wait, so it has at most one)."""
+        found = self._waits("w.run_id = ? AND t.status != ? AND t.skipped IS NULL", (run_id, TestStatus.DONE))
+        return found[0] if found else None
+
+    def _waits(self, where: str, params: tuple[Any, ...]) -> list[Wait]:
+        rows = self._conn.execute(
+            f"SELECT w.seq, w.idx, w.seed, w.since, w.until, {_WAIT_OVER} FROM retention_waits w"
+            f" JOIN tests t ON t.run_id = w.run_id AND t.seq = w.seq WHERE {where} ORDER BY w.seq",
+            params).fetchall()
+        return [_row(Wait, seq=seq, idx=idx, seed=seed, since=since, until=until, over=bool(over))
+                for seq, idx, seed, since, until, over in rows]
 
     def save_step(self, run_id: int, seq: int, idx: int, step: Step, result: StepResult,
                   commands: tuple[str, ...], telemetry: StepTelemetry | None = None) -> None:

@@ -143,6 +143,21 @@ MIGRATIONS: tuple[str, ...] = (
     -- such a test is stored as done, without a score, and shown as skipped
     ALTER TABLE tests ADD COLUMN skipped TEXT;
     """,
+    # 5: a retention test's wait on a real drive (catalogue/retention.py): the run stopped after
+    # the test's write phase, to be read back after `until`, with the seed of the pattern it
+    # wrote. The wait is over once the test's off step (`idx`) is stored.
+    """
+    CREATE TABLE retention_waits (
+        run_id      INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        idx         INTEGER NOT NULL,   -- the off step, stored when the drive is read back
+        seed        INTEGER NOT NULL,   -- fio's randseed of the verify pattern
+        since       TEXT NOT NULL,      -- when the run stopped
+        until       TEXT NOT NULL,      -- when the user was to come back
+        PRIMARY KEY (run_id, seq),
+        FOREIGN KEY (run_id, seq) REFERENCES tests(run_id, seq) ON DELETE CASCADE
+    );
+    """,
 )
 
 

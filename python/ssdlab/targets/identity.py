@@ -60,12 +60,19 @@ def file_identity(path: Path, mountinfo: Path = mounts.MOUNTINFO) -> dict[str, A
         free = vfs.f_bavail * vfs.f_frsize
     except OSError:
         free = None
+    try:  # which file it is: another moved or copied to its path is not the data written
+        st = real.stat()
+        inode, st_dev = st.st_ino, st.st_dev
+    except OSError:
+        inode = st_dev = None
     return {
         "path": str(real),
         "filesystem": mount.fstype if mount else None,
         "mount_point": mount.mount_point if mount else None,
         "backing_device": mount.source if mount and mount.source.startswith("/dev/") else None,
         "free_bytes": free,
+        "inode": inode,
+        "st_dev": st_dev,
     }
 
 

@@ -13,6 +13,11 @@ the test:
   not run, with a note saying why and what to use instead; the test goes on and
   its score marks the case as not measured.
 
+The retention test's seeded pattern (`run_pattern`, verify.py) is written by a sequential
+write step and read back by sequential read steps that check every block: what a check finds
+(bad blocks with their offsets, unreadable ones) is stored with its result, a finding, never a
+failure of the run.
+
 Two seams for telemetry: `sleep` leaves the drive idle (the run's telemetry passes one
 that reads no sensor meanwhile), and `io_window` is told the wall-clock span of each fio
 run's I/O, from fio's report (it ends when the report is written and lasts the job's
@@ -25,12 +30,13 @@ import errno
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ssdlab.backends import ProgressCallback, StepOutcome
-from ssdlab.backends.fio import logs, parse, runner
-from ssdlab.backends.fio.jobfile import Invocation, job_text, logs_each_io
+from ssdlab.backends.fio import logs, parse, runner, verify
+from ssdlab.backends.fio.jobfile import PER_IO_LOG_MAX, Invocation, job_text, logs_each_io
 from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands
 from ssdlab.model import DirectionResult, Op, Phase, SecondPoint, Step, StepResult
@@ -50,6 +56,18 @@ SHORT_RUN_NOTE = ("a run of this step lasted under 10 ms: its throughput is time
                   "completions (fio's runtime counts whole milliseconds), but so short a run measures "
                   "little more than the drive's first moments; a larger --scale measures it better")
 SMALL_BLOCK = 4096
+# A check's bad blocks (EILSEQ) and unreadable ones (EIO): what it found, not a failure
+VERIFY_ERRNOS = (errno.EILSEQ, errno.EIO)
+UNLOGGED_CHECK_NOTE = (f"fio logs no bandwidth for the reads of a verify pass: a check of more than {PER_IO_LOG_MAX} "
+                       "blocks has no per-second series (its MB/s and latencies are fio's totals)")
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    """The fio options of the pattern's write or of its check (verify.py)."""
+
+    options: dict[str, str]
+    check: bool
 
 
 def not_run_note(step: Step) -> str:
@@ -105,6 +123,19 @@ class FioBackend:
                                     notes=(not_run_note(step), str(exc)))
                 return StepOutcome(result, ())
 
+    def run_pattern(self, step: Step, seed: int, progress: ProgressCallback | None = None) -> StepOutcome:
+        """The retention test's verify pattern of `seed`: a sequential write step writes it over its
+        span, a sequential read step of the same span reads it back checking every block (the
+        result's `verify`). Each is one fio run over the whole span, so that the check replays
+        the sequence of the write (verify.py)."""
+        if step.rw not in (Op.WRITE, Op.READ) or step.time_based or step.io_size or step.runtime:  # bursts too
+            raise ValueError(f"step {step.label!r} is not one sequential pass over its span: no pattern")
+        check = step.rw is Op.READ
+        options = verify.check_options(seed, step.bs) if check else verify.pattern_options(seed, step.bs)
+        started = datetime.now(UTC).isoformat(timespec="milliseconds")
+        with tempfile.TemporaryDirectory(prefix="ssdlab-fio-", dir=self._workdir) as tmp:
+            return self._run_bursts(step, started, Path(tmp), progress, _Pattern(options, check))
+
     def run_timed_reads(self, step: Step, thinktime_s: float, randseed: int) -> tuple[StepOutcome, tuple[int, ...]]:
         """One fio run of `step` idling `thinktime_s` after every I/O (0: none), and each read's
         latency (ns) in order from fio's latency log. No sensor is read meanwhile: the caller
@@ -138,31 +169,42 @@ class FioBackend:
                             engine=self.ioengine, notes=tuple(f"purged with `{c}`" for c in commands))
         return StepOutcome(result, commands)
 
-    def _run_bursts(self, step: Step, started: str, tmp: Path,
-                    progress: ProgressCallback | None) -> StepOutcome:
+    def _run_bursts(self, step: Step, started: str, tmp: Path, progress: ProgressCallback | None,
+                    pattern: _Pattern | None = None) -> StepOutcome:
         jobs: list[str] = []
         parts: list[dict[str, DirectionResult]] = []
         seconds: list[SecondPoint] = []
         windows: list[logs.Window] = []
         notes: list[str] = []
         busy = idle = 0.0
+        checking = pattern is not None and pattern.check
+        tolerate = VERIFY_ERRNOS if checking else ()
+        report = None
         for index in range(step.bursts):
             invocation = Invocation.for_burst(step, index)
             prefix = tmp / f"burst{index}"
-            text = job_text(step, self.path, self._engine_for(step), invocation, prefix)
+            text = job_text(step, self.path, self._engine_for(step), invocation, prefix,
+                            options=pattern.options if pattern else None)
             job_file = tmp / f"burst{index}.fio"
             job_file.write_text(text)
             jobs.append(text)
             tick = self._ticker(step, index, prefix, progress)
-            doc, extra = parse.split_output(runner.run_job(job_file, self._commands, tick))
-            job = parse.job_of(doc)
+            messages = tmp / f"burst{index}.messages" if checking else None
+            doc, extra = parse.split_output(runner.run_job(job_file, self._commands, tick, messages, tolerate))
+            job = parse.job_of(doc, tolerate)
             found = parse.directions(job)
+            if messages is not None:
+                # verify_only counts the writes it replays to know each block's pattern; it issues none
+                found = {name: d for name, d in found.items() if name == "read"}
+                with messages.open(errors="replace") as lines:
+                    report = verify.parse_failures(lines, doc)
             burst_busy = max((d.busy_s for d in found.values()), default=0.0)
             if self._io_window and (end := parse.report_time_s(doc)) is not None:
                 self._io_window(end - burst_busy, end)
-            if logs_each_io(step, invocation):
+            each_io = logs_each_io(step, invocation)
+            if each_io:
                 # timed by its I/Os' completions: fio's whole milliseconds are too coarse for it
-                completions = logs.read_completions(_lat_log(prefix))
+                completions = [c for c in logs.read_completions(_lat_log(prefix)) if not checking or c.ddir == 0]
                 burst_busy = logs.busy_from_completions(completions, burst_busy)
                 found = {name: d.model_copy(update={"busy_s": burst_busy}) for name, d in found.items()}
                 raw_windows = logs.completion_windows(completions)
@@ -172,7 +214,9 @@ class FioBackend:
                 raw_windows = logs.read_windows(_bw_log(prefix))
             burst_bytes = sum(d.bytes for name, d in found.items() if name != "trim")
             burst_windows = logs.calibrated(raw_windows, burst_bytes, burst_busy)
-            if step.rw is not Op.TRIM:  # a TRIM moves no data: no MB/s series
+            if checking and not each_io:
+                notes.append(UNLOGGED_CHECK_NOTE)
+            elif step.rw is not Op.TRIM:  # a TRIM moves no data: no MB/s series
                 seconds += logs.per_second(burst_windows, step.bs, offset_s=busy)
             windows += [logs.Window(w.end_s + busy, w.nbytes) for w in burst_windows]
             parts.append(found)
@@ -188,10 +232,13 @@ class FioBackend:
             notes.insert(0, FILE_TRIM_NOTE)
         merged = {name: DirectionResult.merge(p[name] for p in parts if name in p)
                   for name in parse.DIRECTIONS if any(name in p for p in parts)}
+        if report is not None:
+            notes += [n for n in report.notes if n not in notes]
         result = StepResult(started_at=started, busy_s=busy, idle_s=idle, bursts=step.bursts,
                             per_second=tuple(seconds),
                             per_gib=logs.per_gib(windows) if step.per_gib_series else (),
-                            engine=self._engine_for(step), notes=tuple(notes), **merged)
+                            engine=self._engine_for(step), notes=tuple(notes),
+                            verify=report.verification() if report is not None else None, **merged)
         return StepOutcome(result, tuple(jobs))
 
     def _idle(self, seconds: float) -> float:

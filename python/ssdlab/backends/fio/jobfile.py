@@ -20,6 +20,7 @@ between them, and 10 ms idles are possible. fio's per-I/O latency log times each
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,11 +60,12 @@ def logs_each_io(step: Step, invocation: Invocation) -> bool:
 
 
 def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_prefix: Path,
-             thinktime_s: float | None = None) -> str:
+             thinktime_s: float | None = None, options: Mapping[str, str] | None = None) -> str:
     """With `thinktime_s` (idle-wake), fio idles that long after every I/O (none for 0). That
     run, and a run of at most PER_IO_LOG_MAX I/Os (one too short, at small scale, for fio's
     whole milliseconds to time), log each I/O's latency and completion (`write_lat_log`,
-    unaveraged) instead of the averaged bandwidth."""
+    unaveraged) instead of the averaged bandwidth. `options` replace the step's own and add to
+    them (the retention test's verify pattern: backends/fio/verify.py)."""
     size = step.size - (invocation.offset - step.offset)
     lines = [
         f"[{step.label.replace(' ', '_').replace(']', '').replace('[', '') or 'step'}]",
@@ -96,4 +98,9 @@ def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_
     else:
         lines += [f"write_lat_log={log_prefix}", "log_avg_msec=0"]
     lines.append("group_reporting=1")
+    if options:
+        given = {line.partition("=")[0] for line in lines[1:]}
+        lines = [lines[0], *(f"{key}={options[key]}" if key in options else f"{key}={value}"
+                             for key, _, value in (line.partition("=") for line in lines[1:])),
+                 *(f"{key}={value}" for key, value in options.items() if key not in given)]
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from collections.abc import Collection
 from typing import Any
 
 from ssdlab.errors import BackendFailed
@@ -49,12 +50,14 @@ def split_output(text: str) -> tuple[dict[str, Any], tuple[str, ...]]:
                         "file by hand with `fio JOBFILE` to see why")
 
 
-def job_of(doc: dict[str, Any]) -> dict[str, Any]:
+def job_of(doc: dict[str, Any], tolerate: Collection[int] = ()) -> dict[str, Any]:
+    """The one job of fio's report; JobError when it ended with an errno, unless it is one of
+    `tolerate` (a verify pass's bad and unreadable blocks are its findings)."""
     jobs = doc.get("jobs") or []
     if len(jobs) != 1:
         raise BackendFailed(f"fio reported {len(jobs)} jobs where ssdlab ran one")
     job = jobs[0]
-    if job.get("error"):
+    if job.get("error") and int(job["error"]) not in tolerate:
         raise JobError(job_error_message(int(job["error"])), int(job["error"]))
     return job
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import ctypes
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from contextlib import ExitStack
 from pathlib import Path
 
 from ssdlab.backends.fio import parse
@@ -37,23 +38,32 @@ def fio_version(commands: Commands) -> str:
     return done.stdout.strip() or "unknown"
 
 
-def run_job(job_file: Path, commands: Commands, on_tick: Callable[[], None] | None = None) -> str:
-    """Run fio on a job file with json+ output; return its standard output.
+def run_job(job_file: Path, commands: Commands, on_tick: Callable[[], None] | None = None,
+            messages: Path | None = None, tolerate: Collection[int] = ()) -> str:
+    """Run fio on a job file with json+ output; return its standard output, and its standard
+    error unless `messages` names a file to write that to instead, for the caller to read line
+    by line (a verify pass prints lines for every bad block: a failing drive's are gigabytes).
+    A job that ended with an errno of `tolerate` succeeded (a verify pass's bad blocks).
 
     `on_tick` is called every POLL_S while fio runs (for progress)."""
     fio = commands.require("fio")
     argv = [fio, "--thread", "--output-format=json+", str(job_file)]
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                errors="replace", preexec_fn=_die_with_parent, env=c_locale())
-    except OSError as exc:
-        raise BackendFailed(f"cannot start fio: {exc.strerror}") from None
-    try:
-        stdout, stderr = _communicate(proc, on_tick)
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
+    with ExitStack() as files:
+        stderr_to = subprocess.PIPE if messages is None else files.enter_context(messages.open("w"))
+        try:
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=stderr_to, text=True,
+                                    errors="replace", preexec_fn=_die_with_parent, env=c_locale())
+        except OSError as exc:
+            raise BackendFailed(f"cannot start fio: {exc.strerror}") from None
+        try:
+            stdout, stderr = _communicate(proc, on_tick)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+    if messages is not None:
+        stderr = _tail(messages) if proc.returncode else ""
+    output = stdout if messages is not None else stdout + ("\n" + stderr if stderr.strip() else "")
     if proc.returncode < 0:
         sig = signal.Signals(-proc.returncode).name
         raise BackendFailed(f"fio was killed by {sig} before it finished: if you did not stop it, "
@@ -62,15 +72,25 @@ def run_job(job_file: Path, commands: Commands, on_tick: Callable[[], None] | No
     if proc.returncode != 0:
         tail = " | ".join(stderr.strip().splitlines()[-5:]) or "no message"
         try:  # a job error in the JSON says more than the exit status
-            parse.job_of(parse.split_output(stdout)[0])
+            job = parse.job_of(parse.split_output(stdout)[0], tolerate)
         except parse.NoJson:
             pass
         except parse.JobError as exc:
             raise parse.JobError(f"{exc} (fio said: {tail})", exc.code) from None
         except BackendFailed as exc:
             raise BackendFailed(f"{exc} (fio said: {tail})") from None
+        else:
+            if job.get("error"):  # tolerated: the caller reads it as a finding
+                return output
         raise BackendFailed(f"fio failed (exit status {proc.returncode}): {tail}")
-    return stdout + ("\n" + stderr if stderr.strip() else "")
+    return output
+
+
+def _tail(path: Path, nbytes: int = 8192) -> str:
+    """The end of a file of fio's messages, for an error message."""
+    with path.open("rb") as f:
+        f.seek(max(0, f.seek(0, 2) - nbytes))
+        return f.read().decode(errors="replace")
 
 
 def _communicate(proc: subprocess.Popen, on_tick: Callable[[], None] | None) -> tuple[str, str]:

@@ -41,8 +41,11 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from ssdlab.model import BadBlock, Verification
+
 MAX_SEED = 2**63 - 1   # fio 3.33 fails to parse a larger randseed
 KEEP = 1000            # failures kept per report; the rest are counted
+STORED = 100           # failures a step's result keeps (model.Verification)
 KEEP_UNPARSED = 20
 SHOWN = 10             # failures named by describe()
 MAX_LINE = 8192        # a verify line is a path (at most 4096 bytes) and a few numbers
@@ -145,6 +148,14 @@ class VerifyReport:
         """Every block was read and matched, and everything fio said was understood."""
         return (self.failed_blocks == 0 and self.complete and self.counts_agree
                 and self.unparsed_count == 0)
+
+    def verification(self) -> Verification:
+        """The report as a step's result keeps it: the counts, and the first STORED failures."""
+        return Verification(blocks_checked=self.blocks_checked, blocks_expected=self.blocks_expected,
+                            failed=self.failed_blocks, kinds={kind.value: n for kind, n in self.kinds.items()},
+                            bad=tuple(BadBlock(offset=f.offset, length=f.length, kind=f.kind.value, what=f.describe())
+                                      for f in self.failures[:STORED]),
+                            ok=self.ok, summary=self.describe())
 
     def describe(self) -> str:
         total = "?" if self.blocks_expected is None else str(self.blocks_expected)
