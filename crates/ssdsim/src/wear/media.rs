@@ -94,10 +94,6 @@ impl Media {
         &self.ecc
     }
 
-    pub fn clock(&self) -> &RetentionClock {
-        &self.clock
-    }
-
     /// `seconds` pass at `celsius` (powered or not).
     pub fn advance(&mut self, seconds: f64, celsius: f64) {
         self.clock.advance(seconds, celsius);
@@ -114,11 +110,6 @@ impl Media {
     /// Equivalent seconds at the reference temperature since `sb` was programmed.
     pub fn age_s(&self, sb: u32) -> f64 {
         self.clock.now() - self.programmed[sb as usize]
-    }
-
-    /// Page reads of `sb` since it was programmed.
-    pub fn reads(&self, sb: u32) -> u32 {
-        self.reads[sb as usize]
     }
 
     /// The next superblock whose data is due to be rewritten, among those `holding` data

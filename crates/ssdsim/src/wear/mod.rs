@@ -65,8 +65,6 @@ pub struct WearSummary {
     pub min_pe: f64,
     pub mean_pe: f64,
     pub max_pe: f64,
-    pub native_erases: u64,
-    pub slc_erases: u64,
     /// Superblocks retired (grown bad).
     pub bad_superblocks: u32,
     /// Spare left, % of the spare the drive was made with (0 to 100).
@@ -164,17 +162,21 @@ impl Wear {
     /// Count an erase of `sb`; true when it brought `sb` to its endurance.
     #[inline]
     fn count_erase(&mut self, sb: u32, slc: bool) -> bool {
+        self.add_cycles(sb, (!slc) as u32, slc as u32);
+        self.cycles(sb) >= self.endurance[sb as usize] as f64
+    }
+
+    /// Add `native` and `slc` cycles to `sb`, keeping the count of superblocks young enough
+    /// for SLC mode.
+    #[inline]
+    fn add_cycles(&mut self, sb: u32, native: u32, slc: u32) {
         let was_slc_usable = self.slc_usable(sb);
         let s = sb as usize;
-        if slc {
-            self.slc[s] += 1;
-        } else {
-            self.native[s] += 1;
-        }
+        self.native[s] += native;
+        self.slc[s] += slc;
         if was_slc_usable && !self.slc_usable(sb) {
             self.slc_capable -= 1;
         }
-        self.cycles(sb) >= self.endurance[s] as f64
     }
 
     fn retire(&mut self, sb: u32) {
@@ -239,7 +241,6 @@ impl Wear {
                     continue;
                 }
                 let s = sb as usize;
-                let was_slc_usable = self.slc_usable(sb);
                 let last_good = (self.endurance[s] as f64).ceil() - 1.0;
                 let room = (last_good - self.cycles(sb)).floor().max(0.0);
                 let (cycles, retires) = if add <= room {
@@ -249,12 +250,9 @@ impl Wear {
                 } else {
                     (room + 1.0, true)
                 };
-                self.native[s] += cycles as u32;
+                self.add_cycles(sb, cycles as u32, 0);
                 aged.erases += cycles as u64;
                 owed += add - cycles;
-                if was_slc_usable && !self.slc_usable(sb) {
-                    self.slc_capable -= 1;
-                }
                 if retires {
                     self.retire(sb);
                     retired_now += 1;
@@ -281,8 +279,6 @@ impl Wear {
             min_pe: if min.is_finite() { min } else { 0.0 },
             mean_pe: sum / n,
             max_pe: max,
-            native_erases: self.native.iter().map(|&e| e as u64).sum(),
-            slc_erases: self.slc.iter().map(|&e| e as u64).sum(),
             bad_superblocks: self.bad_count,
             // a drive whose last free superblock wore out has no spare it can use
             available_spare_pct: if self.exhausted {
