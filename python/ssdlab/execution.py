@@ -11,7 +11,8 @@ stored, on a target without it, before any of its steps.
 The retention test (catalogue/retention.py) runs its own steps: on a real drive the run stops
 at its wait (`RunWaits`), the wait stored with the pattern's seed, and `ssdlab resume` goes on
 from the test's stored steps rather than its purge: the data written before the wait is what
-it reads back.
+it reads back. The endurance test (catalogue/endurance.py) runs its own steps too, and on a real
+drive goes on from those it stored, whatever stopped it: the drive kept the wear they made.
 
 Telemetry goes beside it: the health log before and after every test (after a
 failing step too: a media error may be why it failed), temperature and energy with
@@ -26,11 +27,11 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from ssdlab import repeats
+from ssdlab import repeats, signals
 from ssdlab.backends import Backend, StepOutcome
 from ssdlab.backends.fio.verify import MAX_SEED
 from ssdlab.backends.sim import SimBackend
-from ssdlab.catalogue import PowerTest, Scale, lookup
+from ssdlab.catalogue import Endurance, PowerTest, Scale, lookup
 from ssdlab.catalogue.retention import Retention, begun_wait, waited_result
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Op, Phase, RunStatus, Step, StepResult, Test, TestStatus, Wait
@@ -100,10 +101,12 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
             store.skip_test(run_id, seq, reason)
             reporter.telemetry_notes([f"{test.id} cannot run on this target: {reason}"])
             continue
-        # a retention test that waited goes on from the steps it stored before its wait
+        # a retention test that waited goes on from the steps it stored before its wait; an
+        # endurance test on a real drive from those it stored
         waited = store.wait(run_id, seq)
-        kept = store.steps(run_id, seq) if waited is not None else []
-        if waited is not None and len(kept) >= waited.idx:
+        goes_on = waited is not None or isinstance(definition, Endurance) and not isinstance(backend, SimBackend)
+        kept = store.steps(run_id, seq) if goes_on else []
+        if kept and (waited is None or len(kept) >= waited.idx):
             store.continue_test(run_id, seq)
             before = record.health.before if record.health else None
         else:
@@ -112,10 +115,10 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
             before = telemetry.health()
             store.save_test_telemetry(run_id, seq, TestHealth(before=before))
         _store_notes(store, run_id, telemetry, reporter, seq)
-        own = isinstance(definition, (PowerTest, Retention))  # its procedure sets its own repetitions
+        own = isinstance(definition, PowerTest | Retention | Endurance)  # its procedure sets its own repetitions
         run = _TestRun(store, run_id, seq, backend, telemetry, reporter, scale, 1 if own else repeat, kept, waited)
         try:
-            if isinstance(definition, Retention):
+            if isinstance(definition, Retention | Endurance):
                 found = definition.run(run, test.steps)
             else:
                 for step in test.steps:
@@ -134,6 +137,8 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
                 score = definition.result(found, run.measured, throttles)
             elif isinstance(definition, Retention):
                 score = definition.result(found, run.done)
+            elif isinstance(definition, Endurance):
+                score = definition.configured(test).result(found, run.done, run.healths)
             else:
                 score = repeats.spread(definition.score(run.measured), run.measured, definition.score)
         except SsdlabError as exc:
@@ -146,8 +151,9 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
 
 class _TestRun:
     """One test's steps as they run and are stored, in order, after those it `kept` (a retention
-    test back from its wait); what a power test's `run` uses (catalogue.power.TestRun), and a
-    retention test's (catalogue.retention.RetentionRun)."""
+    test back from its wait, an endurance test resumed); what a power test's `run` uses
+    (catalogue.power.TestRun), a retention test's (catalogue.retention.RetentionRun) and an
+    endurance test's (catalogue.endurance.EnduranceRun)."""
 
     def __init__(self, store: Store, run_id: int, seq: int, backend: Backend, telemetry: RunTelemetry,
                  reporter: Reporter, scale: Scale, repeat: int = 1, kept: list[StepRecord] | None = None,
@@ -157,6 +163,7 @@ class _TestRun:
         self.measured: list[tuple[Step, StepResult]] = []
         self.watched: list[tuple[int, StepResult, StepTelemetry]] = []
         self.done: list[tuple[Step, StepResult]] = []
+        self.healths: list[HealthLog | None] = []  # read after each of `done`, where its test asked
         for record in kept or []:
             self._record(record.idx, record.step, record.result, record.telemetry)
         self.waited = waited
@@ -167,16 +174,22 @@ class _TestRun:
     def preset_text(self) -> str | None:
         return self.backend.preset.text if isinstance(self.backend, SimBackend) else None
 
-    def run_step(self, step: Step) -> None:
+    def run_step(self, step: Step, read_health: bool = False) -> None:
         """A step with the sampler and the meter beside it; a measured one `repeat` times
-        (repeats.py)."""
+        (repeats.py); with the health log read right after it when asked."""
         self.reporter.step_started(len(self.watched), step)
         times = self.repeat if step.phase is Phase.MEASURE else 1
         with self.telemetry.watching_step():
             outcomes = [self.backend.run_step(step, self.reporter.step_progress) for _ in range(times)]
         outcome = outcomes[0] if times == 1 else repeats.repeated(outcomes)
-        self._save(step, outcome, *self.telemetry.step_result(outcome.result, outcome.temperature_c,
-                                                             outcome.thermal_transitions))
+        result, beside = self.telemetry.step_result(outcome.result, outcome.temperature_c,
+                                                    outcome.thermal_transitions)
+        if read_health:
+            beside = beside.model_copy(update={"health": self.health()})
+        self._save(step, outcome, result, beside)
+
+    def health(self) -> HealthLog | None:
+        return self.telemetry.health()
 
     def run_pattern(self, step: Step) -> None:
         """The retention test's pattern of `self.seed`, written or read back checking every block."""
@@ -226,10 +239,13 @@ class _TestRun:
         _store_notes(self.store, self.run_id, self.telemetry, self.reporter, self.seq, index)
         self.reporter.step_finished(step, result)
         self._record(index, step, result, beside)
+        if signals.stop_asked():  # a stop whose KeyboardInterrupt landed where it was swallowed (a finalizer)
+            raise KeyboardInterrupt
 
     def _record(self, index: int, step: Step, result: StepResult, beside: StepTelemetry) -> None:
         self.watched.append((index, result, beside))
         self.done.append((step, result))
+        self.healths.append(beside.health)
         if step.phase is Phase.MEASURE:
             self.measured.append((step, result))
 

@@ -2,8 +2,8 @@
 power suite's (catalogue/power.py: power states, APST and thermal thresholds; wake-up latency
 and power state per idle length; idle power; the thermal soak's first throttle; health
 before the run and after its tests), slc-retirement's fills young and aged
-(catalogue/aged.py), and retention's reads fresh, after the wait and after idle
-(catalogue/retention.py)."""
+(catalogue/aged.py), retention's reads fresh, after the wait and after idle
+(catalogue/retention.py), and endurance's probes against the data written (catalogue/endurance.py)."""
 
 from __future__ import annotations
 
@@ -61,6 +61,8 @@ def power_tables(test_id: str, score: dict[str, Any] | None) -> list[PowerTable]
                 ("GiB written", "gib_written")))])]
     if test_id == "retention":
         return _retention_tables(score)
+    if test_id == "endurance":
+        return _endurance_tables(score)
     if test_id == "health":
         return [("health before the run and after its tests", ("", "before", "after", "change"),
                  [tuple(row) for row in score["before_after"]])]
@@ -104,3 +106,24 @@ def _retention_tables(score: dict[str, Any]) -> list[PowerTable]:
                 ("activation energy (eV)", f"{score['activation_ev']:g} ({score['activation_source']})"),
                 ("equivalent at 30 °C", duration_words(score["equivalent_s_at_30c"])),
                 ("finding", score["finding"])])]
+
+
+ENDURANCE_HEADER = ("probe", "TB written", "seq. write MB/s", "fill MB/s", "SLC cache GiB", "QD1 read µs",
+                    "QD1 p99 µs", "% used", "spare %", "media errors", "write amplification")
+
+
+def _endurance_tables(score: dict[str, Any]) -> list[PowerTable]:
+    """Each probe's figures against the data written; then the run's outcome."""
+    rows = []
+    for index, probe in enumerate(score["probes"]):
+        health = probe.get("health") or {}
+        rows.append((str(index), _text(probe["written_tb"]), *(_text(probe.get(key)) for key in (
+            "seq_write_mbps", "sustained_mbps", "slc_cache_gib", "qd1_read_mean_us", "qd1_read_p99_us")),
+            *(_text(health.get(key)) for key in ("percentage_used", "available_spare_pct", "media_errors")),
+            _text(probe.get("write_amplification"))))
+    stopped = score["read_only"]
+    outcome = [("workload", score["workload"]), ("volume planned (TB)", _text(score["volume_bytes"] / 1e12)),
+               ("written (TB)", _text(score["written_tb"])),
+               ("read-only after (TB)", f"{stopped['after_tb']:g} ({stopped['counted_from']})" if stopped else "no"),
+               ("finding", score["finding"])]
+    return [("probes against the data written", ENDURANCE_HEADER, rows), ("the run", ("", ""), outcome)]

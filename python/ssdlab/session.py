@@ -24,7 +24,8 @@ from ssdlab.backends.sim_host import (
     Cooling,
     SimHost,
 )
-from ssdlab.catalogue import Retention, Scale, check_selection, compile_tests, estimated_seconds, lookup
+from ssdlab.catalogue import Endurance, Retention, Scale, check_selection, compile_tests, estimated_seconds, lookup
+from ssdlab.catalogue import endurance as endurance_test
 from ssdlab.catalogue import retention as retention_test
 from ssdlab.errors import Interrupted, SsdlabError, validation_problems
 from ssdlab.execution import Reporter, execute
@@ -71,6 +72,10 @@ class RunRequest:
     # the retention test's wait (catalogue/retention.py); None: JEDEC's client conditions
     retention_days: float | None = None  # --retention-days
     retention_c: float | None = None  # --retention-c
+    # the endurance test's volume, workload and probes (catalogue/endurance.py)
+    endurance_volume: str | None = None  # --endurance-volume
+    endurance_workload: str | None = None  # --endurance-workload
+    endurance_probes: int | None = None  # --endurance-probes
 
 
 def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
@@ -89,6 +94,21 @@ def retention_wait(request: RunRequest, test_ids: list[str]) -> PowerOff | None:
         raise SsdlabError("--retention-days and --retention-c set the retention test's wait, which the selected "
                           "tests do not include: add `--suite retention`, or leave them out")
     return wait
+
+
+def endurance_fields(request: RunRequest, test_ids: list[str], preset_text: str | None) -> dict | None:
+    """The endurance test's fields the options give (None without that test), refused out of
+    bounds, or when given without the test. `preset_text`: a simulated drive's preset."""
+    given = [name for name, value in (("--endurance-volume", request.endurance_volume),
+                                      ("--endurance-workload", request.endurance_workload),
+                                      ("--endurance-probes", request.endurance_probes)) if value is not None]
+    if not any(isinstance(lookup(t), Endurance) for t in test_ids):
+        if given:
+            raise SsdlabError(f"{' and '.join(given)} set the endurance test, which the selected tests do not "
+                              "include: add `--suite endurance`, or leave them out")
+        return None
+    return endurance_test.endurance_plan(request.endurance_volume, request.endurance_workload,
+                                         request.endurance_probes, preset_text, simulated=preset_text is not None)
 
 
 def default_file_size(test_ids: list[str], scale: Scale) -> int:
@@ -153,7 +173,8 @@ def dry_run_document(request: RunRequest) -> dict:
     wait = retention_wait(request, test_ids)
     simulated = open_simulated(request.target, host=host, age=request.age)[0] if host is not None else None
     capacity = simulated.capacity if simulated else planned_capacity(request, test_ids)
-    tests = compile_tests(test_ids, request.scale, capacity, wait)
+    endurance = endurance_fields(request, test_ids, simulated.preset.text if simulated else None)
+    tests = compile_tests(test_ids, request.scale, capacity, wait, endurance)
     skipped = planned_skips(request, tests, capacity, meter is not None, simulated)
     keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
             "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series",
@@ -300,11 +321,13 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
             options[SIM_HOST] = host.model_dump()
             if request.age is not None:
                 options[SIM_AGE] = request.age.model_dump(mode="json")
-            tests = compile_tests(test_ids, request.scale, capacity, wait)
+            tests = compile_tests(test_ids, request.scale, capacity, wait,
+                                  endurance_fields(request, test_ids, backend.preset.text))
             telemetry = _simulated_telemetry(request.target, backend)
         else:
             capacity = planned_capacity(request, test_ids)
-            tests = compile_tests(test_ids, request.scale, capacity, wait)  # refuses before anything is touched
+            # refused before anything is touched
+            tests = compile_tests(test_ids, request.scale, capacity, wait, endurance_fields(request, test_ids, None))
             backend, ident, telemetry = _open(request.target, capacity, request.force, commands, holds,
                                               request.destroy_data, meter, sys_root)
             kind = TargetKind(backend.kind)

@@ -24,8 +24,10 @@ from typing import Any
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import Reporter
 from ssdlab.model import Test
+from ssdlab.presets import load_preset
 from ssdlab.session import (
     RunRequest,
+    endurance_fields,
     planned_capacity,
     power_meter,
     retention_wait,
@@ -82,6 +84,7 @@ def plan(targets: Sequence[str], request: RunRequest, asked_jobs: int | None, me
     for r in requests:
         sim_host(r)
         retention_wait(r, selected_tests(r)[2])
+        endurance_fields(r, selected_tests(r)[2], load_preset(r.target[len(SIM_PREFIX):]).text)
     # Building each drive refuses a bad preset, or an age it cannot reach, before any run starts, and
     # gives its size.
     needs = sorted((-(-planned_capacity(r, selected_tests(r)[2]) * SIM_BYTES_PER_TB // TB) for r in requests),

@@ -50,3 +50,19 @@ def test_random_bursts_change_seed_sequential_bursts_move_on():
     assert [Invocation.for_burst(seq, i).offset for i in range(6)] == [0, 1 << 20, 2 << 20, 3 << 20, 0, 1 << 20]
     text = job(seq, 2)
     assert "offset=2097152\n" in text and "size=2097152\n" in text and "io_size=1048576\n" in text
+
+
+def test_block_size_splits_and_random_distributions_are_fios_own_options():
+    split = ({"bs": 512, "pct": 4}, {"bs": 4096, "pct": 96})
+    text = job(Step(label="mix", rw="randwrite", bs=4096, size=1 << 30, bssplit=split,
+                    distribution={"kind": "zoned", "zones": [{"access_pct": 50, "extent": 5},
+                                                             {"access_pct": 50, "extent": 95}]}))
+    assert "bssplit=512/4:4096/96\n" in text and "random_distribution=zoned:50/5:50/95\n" in text
+    for spread, said in (({"kind": "zipf", "theta": 1.2}, "zipf:1.2"), ({"kind": "pareto", "h": 0.3}, "pareto:0.3"),
+                         ({"kind": "normal", "dev_pct": 20}, "normal:20"),
+                         ({"kind": "zoned_abs", "zones": [{"access_pct": 100, "extent": 1 << 20}]},
+                          "zoned_abs:100/1048576")):
+        step = Step(label="r", rw="randread", bs=4096, size=1 << 30, distribution=spread)
+        assert f"random_distribution={said}\n" in job(step)
+    plain = job(Step(label="r", rw="randread", bs=4096, size=1 << 30))
+    assert "random_distribution" not in plain and "bssplit" not in plain

@@ -93,8 +93,8 @@ def test_a_real_target_is_refused_before_anything_is_made(scratch):
 @pytest.mark.parametrize(("target", "age", "says"), [
     (SIM, "5years", "--age: age '5years': give 2000pe (P/E cycles), 80% (of the rated cycles) or 400TBW"),
     (SIM, "-5pe", "--age: age '-5pe': give 2000pe"),
-    (SIM, "9000pe", "--age 9000pe: an age of 9000 P/E cycles is beyond this drive's life"),
-    (SIM, "1000%", "beyond this drive's life"),
+    (SIM, "9000pe", "--age 9000pe leaves the drive read-only: its spare runs out at about"),
+    (SIM, "1000%", "P/E cycles, and it takes no writes beyond. Give a lower age"),
     ("sim:generic-qlc-1tb", "100TBW", "--age 100TBW: the preset rates no TBW"),
 ])
 def test_an_age_the_drive_cannot_take_is_refused_and_nothing_stored(tmp_path, target, age, says):

@@ -10,11 +10,13 @@ from pydantic import BaseModel, field_serializer
 from pydantic_core import PydanticSerializationError
 
 from ssdlab import session, signals
+from ssdlab.backends import StepOutcome
 from ssdlab.catalogue import Scale
 from ssdlab.errors import Interrupted
 from ssdlab.store import Store
 from ssdlab.telemetry.during_run import RunTelemetry
 from ssdlab.telemetry.probe import Telemetry
+from tests.factories import result
 from tests.store.test_store import new_run
 
 
@@ -58,3 +60,31 @@ def test_without_a_stop_the_same_error_is_the_error_it_is(tmp_path, monkeypatch)
     monkeypatch.setattr(signals, "_stop_asked", False)
     with pytest.raises(PydanticSerializationError, match="a serializer's own failure"):
         execute(tmp_path, SerializingBackend(signal_lands=False))
+
+
+class SwallowingBackend:
+    """A step during which the signal lands where Python swallows its KeyboardInterrupt (a
+    finalizer: 'Exception ignored in ...'), the step itself going on to its end."""
+
+    name = "fio"
+
+    def __init__(self):
+        self.steps = 0
+
+    def run_step(self, step, progress=None):
+        self.steps += 1
+        try:
+            signals._stop(signal.SIGINT, None)
+        except KeyboardInterrupt:
+            pass
+        return StepOutcome(result(), ("job",))
+
+
+def test_a_stop_swallowed_during_a_step_stops_the_run_once_that_step_is_stored(tmp_path, monkeypatch):
+    monkeypatch.setattr(signals, "_stop_asked", False)
+    backend = SwallowingBackend()
+    with pytest.raises(Interrupted, match=r"`ssdlab resume 1` continues"):
+        execute(tmp_path, backend)
+    assert backend.steps == 1
+    with Store(tmp_path / "runs.db") as store:
+        assert len(store.steps(1, 0)) == 1

@@ -153,14 +153,8 @@ fn aged(preset: &str) {
     for pe in [0.0, 3000.0] {
         let mut d = drive(preset);
         let w = Instant::now();
-        d.run(&Step::aged(
-            "age",
-            Age {
-                value: pe,
-                unit: AgeUnit::Pe,
-            },
-        ))
-        .unwrap();
+        d.run(&Step::aged("age", Age::new(pe, AgeUnit::Pe)))
+            .unwrap();
         let age_s = w.elapsed().as_secs_f64();
         println!("aged {pe:.0} P/E {preset}: aged in {age_s:.3} s wall (target < 10)");
         let span = d.whole_span(128 * KIB);

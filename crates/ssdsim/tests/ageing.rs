@@ -53,13 +53,7 @@ fn agree(workload: impl Fn(&Drive) -> Step) -> StepResult {
     written.run(&Step::purge("purge")).unwrap();
     let mut aged = Drive::new(cfg).unwrap();
     let mean = written.wear().mean_pe;
-    let step = Step::aged(
-        "age",
-        Age {
-            value: mean,
-            unit: AgeUnit::Pe,
-        },
-    );
+    let step = Step::aged("age", Age::new(mean, AgeUnit::Pe));
     aged.run(&step).unwrap();
     aged.run(&Step::purge("purge")).unwrap();
 
@@ -141,10 +135,7 @@ fn a_drive_whose_spare_runs_out_goes_read_only_and_keeps_its_data() {
     let mut d = Drive::new(worn_out_preset()).unwrap();
     d.run(&whole(&d, Op::Write)).unwrap();
     // its free superblocks worn out, those holding data one erase from it
-    let near_end = Age {
-        value: 100.0,
-        unit: AgeUnit::Percent,
-    };
+    let near_end = Age::new(100.0, AgeUnit::Percent);
     d.run(&Step::aged("age", near_end)).unwrap();
     let random = Step::new("random", Op::RandWrite, 16 * KIB, d.whole_span(16 * KIB))
         .qd(32)
@@ -170,39 +161,73 @@ fn a_drive_whose_spare_runs_out_goes_read_only_and_keeps_its_data() {
 }
 
 #[test]
+fn ageing_stops_where_the_spare_runs_out_as_writes_would() {
+    let age = |value| Step::aged("age", Age::new(value, AgeUnit::Pe));
+    let mut d = Drive::new(worn_out_preset()).unwrap();
+    let far = d.run(&age(1000.0)).unwrap();
+    assert!(
+        far.notes[0].contains("read-only: its spare ran out short of the 1000"),
+        "{:?}",
+        far.notes
+    );
+    let worn = d.wear();
+    assert!(worn.read_only && worn.mean_pe < 30.0, "{worn:?}");
+    // half a cycle short of where it stopped, a drive aged alike still takes writes
+    let mut short = Drive::new(worn_out_preset()).unwrap();
+    let stopped = far.notes[0].split("to ").nth(1).unwrap();
+    let stopped: f64 = stopped.split(' ').next().unwrap().parse().unwrap();
+    short.run(&age(stopped - 1.0)).unwrap();
+    assert!(!short.wear().read_only, "{:?}", short.wear());
+    short.run(&whole(&short, Op::Write)).unwrap();
+    // and ageing a read-only drive again changes nothing
+    d.run(&age(2000.0)).unwrap();
+    assert_eq!(d.wear(), worn);
+}
+
+#[test]
 fn ages_the_drive_cannot_reach_are_refused_with_what_it_can() {
     let mut d = Drive::new(worn_out_preset()).unwrap();
-    let refused = |d: &mut Drive, value, unit| match d.run(&Step::aged("age", Age { value, unit }))
-    {
-        Err(SimError::Step(e)) => e,
-        other => panic!("{other:?}"),
-    };
-    let e = refused(&mut d, 1000.0, AgeUnit::Pe);
-    assert!(
-        e.contains("beyond this drive's life") && e.contains("at most"),
-        "{e}"
-    );
+    let refused =
+        |d: &mut Drive, value, unit| match d.run(&Step::aged("age", Age::new(value, unit))) {
+            Err(SimError::Step(e)) => e,
+            other => panic!("{other:?}"),
+        };
     let e = refused(&mut d, 10.0, AgeUnit::Tbw);
     assert!(e.contains("rates no TBW"), "{e}");
     let e = refused(&mut d, -1.0, AgeUnit::Percent);
     assert!(e.contains("0 or more"), "{e}");
+    let below_one = Age {
+        write_amplification: Some(0.5),
+        ..Age::new(5.0, AgeUnit::Pe)
+    };
+    match d.run(&Step::aged("age", below_one)) {
+        Err(SimError::Step(e)) => assert!(e.contains("not 1 to 100"), "{e}"),
+        other => panic!("{other:?}"),
+    }
     // and a drive aged once is not made younger by a lower age
-    d.run(&Step::aged(
-        "age",
-        Age {
-            value: 50.0,
-            unit: AgeUnit::Percent,
-        },
-    ))
-    .unwrap();
+    d.run(&Step::aged("age", Age::new(50.0, AgeUnit::Percent)))
+        .unwrap();
     let before = d.wear();
-    d.run(&Step::aged(
-        "age",
-        Age {
-            value: 5.0,
-            unit: AgeUnit::Pe,
-        },
-    ))
-    .unwrap();
+    d.run(&Step::aged("age", Age::new(5.0, AgeUnit::Pe)))
+        .unwrap();
     assert_eq!(d.wear(), before);
+}
+
+#[test]
+fn an_age_at_a_measured_write_amplification_counts_the_host_writes_by_it() {
+    let host_and_nand = |wa| {
+        let mut d = Drive::new(worn_out_preset()).unwrap();
+        let age = Age {
+            write_amplification: wa,
+            ..Age::new(8.0, AgeUnit::Pe)
+        };
+        let c = d.run(&Step::aged("age", age)).unwrap().counters;
+        (c.host_write_bytes as f64, c.nand_write_bytes as f64)
+    };
+    // no rated TBW: the host wrote all the NAND did; at 2.5, two fifths of it
+    let (host, nand) = host_and_nand(None);
+    assert!(nand > 0.0 && host == nand, "{host} {nand}");
+    let (host, nand_again) = host_and_nand(Some(2.5));
+    assert_eq!(nand_again, nand);
+    assert!((host * 2.5 / nand - 1.0).abs() < 1e-6, "{host} {nand}");
 }

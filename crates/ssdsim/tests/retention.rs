@@ -25,14 +25,8 @@ fn small() -> DriveConfig {
 fn filled(pe: f64) -> Drive {
     let mut d = Drive::new(small()).unwrap();
     if pe > 0.0 {
-        d.run(&Step::aged(
-            "age",
-            Age {
-                value: pe,
-                unit: AgeUnit::Pe,
-            },
-        ))
-        .unwrap();
+        d.run(&Step::aged("age", Age::new(pe, AgeUnit::Pe)))
+            .unwrap();
     }
     let span = d.whole_span(128 * KIB);
     d.run(

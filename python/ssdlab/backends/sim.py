@@ -19,6 +19,7 @@ tier corrected are its failures, at the host offsets the simulator names in a no
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -46,6 +47,7 @@ from ssdlab.model import (
 from ssdlab.presets import Preset
 
 ENGINE = "sim"
+READ_ONLY_BIT = 3  # the health log's critical warning: the media has been made read-only
 
 
 def open_drive(preset: Preset, seed: int = 1, host: SimHost = DEFAULT_HOST) -> _ssdsim.Drive:
@@ -66,8 +68,13 @@ class SimBackend:
         self.host = host
         self.age = age
         self.drive = open_drive(preset, seed, host)
-        if age is not None:  # an age the preset cannot reach is refused here, before any run exists
+        if age is not None:  # an age the preset cannot take is refused here, before any run exists
             self._run(Step.ageing(age), f"--age {age}")
+            if json.loads(self.drive.smart_log_json())["critical_warning"] >> READ_ONLY_BIT & 1:
+                mean = self.drive.counters()["mean_pe_cycles"]
+                raise SsdlabError(f"--age {age} leaves the drive read-only: its spare runs out at about {mean:.0f} "
+                                  "P/E cycles, and it takes no writes beyond. Give a lower age (the endurance "
+                                  "suite shows where a drive goes read-only)")
 
     @property
     def capacity(self) -> int:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from ssdlab.catalogue.aged import AGED_TESTS
 from ssdlab.catalogue.client import CLIENT_TESTS
 from ssdlab.catalogue.definitions import TestDef
+from ssdlab.catalogue.endurance import ENDURANCE_TESTS, Endurance
 from ssdlab.catalogue.enterprise import ENTERPRISE_TESTS
 from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.catalogue.lab import LAB_TESTS
@@ -16,9 +18,9 @@ from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Phase, PowerOff, Test
 
-Definition = TestDef | PowerTest | Retention
+Definition = TestDef | PowerTest | Retention | Endurance
 CATALOGUE: dict[str, Definition] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS, *POWER_TESTS,
-                                                      *AGED_TESTS, *RETENTION_TESTS)}
+                                                      *AGED_TESTS, *RETENTION_TESTS, *ENDURANCE_TESTS)}
 
 
 def lookup(test_id: str) -> Definition:
@@ -44,11 +46,16 @@ def check_selection(test_ids: tuple[str, ...] | list[str], origin: str) -> None:
 
 
 def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity: int,
-                  retention: PowerOff | None = None) -> list[Test]:
-    """`retention`: the retention test's wait (--retention-days, --retention-c); else JEDEC's."""
-    definitions = [lookup(t) for t in test_ids]
-    return [(replace(d, wait=retention) if retention is not None and isinstance(d, Retention) else d)
-            .compile(scale, capacity) for d in definitions]
+                  retention: PowerOff | None = None, endurance: dict[str, Any] | None = None) -> list[Test]:
+    """`retention`: the retention test's wait (--retention-days, --retention-c); else JEDEC's.
+    `endurance`: the endurance test's fields (endurance.endurance_plan), which it cannot do without."""
+    def configured(d: Definition) -> Definition:
+        if retention is not None and isinstance(d, Retention):
+            return replace(d, wait=retention)
+        if endurance is not None and isinstance(d, Endurance):
+            return replace(d, **endurance)
+        return d
+    return [configured(lookup(t)).compile(scale, capacity) for t in test_ids]
 
 
 def estimated_seconds(test: Test, scale: Scale, repeat: int = 1) -> float:
@@ -59,9 +66,9 @@ def estimated_seconds(test: Test, scale: Scale, repeat: int = 1) -> float:
     definition = lookup(test.id)
     power = isinstance(definition, PowerTest)
     beyond = definition.run_seconds(scale) if power else 0.0
-    times = 1 if power or isinstance(definition, Retention) else repeat
+    times = 1 if power or isinstance(definition, Retention | Endurance) else repeat
     return sum(step_seconds(s) * (times if s.phase is Phase.MEASURE else 1) for s in test.steps) + beyond
 
 
-__all__ = ["CATALOGUE", "Definition", "PowerTest", "Retention", "Scale", "TestDef", "check_selection", "compile_tests",
-           "estimated_seconds", "lookup"]
+__all__ = ["CATALOGUE", "Definition", "Endurance", "PowerTest", "Retention", "Scale", "TestDef", "check_selection",
+           "compile_tests", "estimated_seconds", "lookup"]

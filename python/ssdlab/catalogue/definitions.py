@@ -40,6 +40,17 @@ def _fits(test_id: str, span: int, capacity: int) -> None:
             f"{format_bytes(capacity)}: use a smaller --scale or a larger target (--size for a file)")
 
 
+class WholeDriveProcedure:
+    """A test that runs its own procedure over the whole drive (retention, endurance): no span
+    to size a file by, and nothing it needs beyond I/O."""
+
+    def span(self, scale: Scale) -> int:
+        return 0  # the whole drive, scaled
+
+    def needs(self) -> tuple[Need, ...]:
+        return ()
+
+
 @dataclass(frozen=True)
 class TestDef(ABC):
     id: str

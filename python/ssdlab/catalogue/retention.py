@@ -36,11 +36,10 @@ from typing import Any, Protocol
 
 from annotated_types import Ge, Le
 
-from ssdlab.catalogue.definitions import PRECONDITION_BS, PRECONDITION_QD, purge
+from ssdlab.catalogue.definitions import PRECONDITION_BS, PRECONDITION_QD, WholeDriveProcedure, purge
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Op, Phase, PowerOff, Step, StepResult, Test, Wait
-from ssdlab.telemetry.needs import Need
 from ssdlab.units import format_bytes
 
 DAY_S = 86_400.0
@@ -75,7 +74,7 @@ class RetentionRun(Protocol):
 
 
 @dataclass(frozen=True)
-class Retention:
+class Retention(WholeDriveProcedure):
     __test__ = False  # not a pytest test class
     id: str
     title: str
@@ -83,12 +82,6 @@ class Retention:
     bs: int = PRECONDITION_BS
     iodepth: int = PRECONDITION_QD
     wait: PowerOff = JEDEC_CLIENT
-
-    def span(self, scale: Scale) -> int:
-        return 0  # the whole drive, scaled
-
-    def needs(self) -> tuple[Need, ...]:
-        return ()
 
     def compile(self, scale: Scale, capacity: int) -> Test:
         region = scale.whole_drive(capacity)

@@ -94,6 +94,17 @@ def run_command(
         "--retention-c", metavar="C",
         help="the retention test: where the drive is kept while off, °C (default 30): a shelf, or an oven; "
              "gives the equivalent time at 30 °C")] = None,
+    endurance_volume: Annotated[str | None, typer.Option(
+        "--endurance-volume", metavar="TB|%",
+        help="the endurance test: what to write, TB (600TB) or a share of the rated TBW (100%); default the "
+             "preset's rated TBW, which a real drive must state (its datasheet's)")] = None,
+    endurance_workload: Annotated[str | None, typer.Option(
+        "--endurance-workload", metavar="seq|random|jesd219",
+        help="the endurance test: 128 KiB sequential passes, 4 KiB random writes, or the JESD219 enterprise "
+             "mix (default)")] = None,
+    endurance_probes: Annotated[int | None, typer.Option(
+        "--endurance-probes", metavar="N",
+        help="the endurance test: write the volume in N intervals, probing after each (default 10)")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan; touch nothing")] = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -105,7 +116,8 @@ def run_command(
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
         power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),
         apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states, cooling=cooling,
-        ambient_c=ambient_c, age=_age(age), repeat=repeat, retention_days=retention_days, retention_c=retention_c)
+        ambient_c=ambient_c, age=_age(age), repeat=repeat, retention_days=retention_days, retention_c=retention_c,
+        endurance_volume=endurance_volume, endurance_workload=endurance_workload, endurance_probes=endurance_probes)
     runs = plan([require_utf8(t, "the target") for t in targets], shared, jobs)
     if dry_run:
         _dry_run(runs.requests, json_out)

@@ -21,6 +21,8 @@ class Test(BaseModel):
     primary_score: str = Field(description="what the score means, as METHODOLOGY.md names it")
     steps: tuple[Step, ...] = Field(description="run in order; a power test measures more after them, "
                                                 "and may have none (catalogue/power.py)")
+    settings: dict[str, Any] = Field(default_factory=dict, description="what the run's options set in the test "
+                                                                       "beyond its steps (the endurance test's plan)")
 
 
 class Suite(BaseModel):

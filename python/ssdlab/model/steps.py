@@ -84,6 +84,9 @@ class Age(_Part):
 
     value: float = Field(ge=0, le=1e7)
     unit: AgeUnit
+    # NAND bytes per host byte of the writes the age stands for, where they were measured (the
+    # endurance test's sample of its workload); None: the rating's own (MAX_WRITE_AMPLIFICATION in wear::age)
+    write_amplification: float | None = Field(default=None, ge=1, le=100)
 
     @classmethod
     def parse(cls, text: str) -> Age:

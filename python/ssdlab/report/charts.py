@@ -109,6 +109,17 @@ def fill_curve(name: str, title: str, rows: Rows, cache_ends: Rows, phases: Rows
     return _chart(name, title, chart, rows=rows, phases=phases, cache_ends=cache_ends)
 
 
+def against_written(name: str, title: str, rows: Rows, axis_title: str, labels: Sequence[str]) -> Chart:
+    """Rows: run, figure, tb, value; a line per run and figure (the dash tells the figures
+    apart), TB the host wrote on the x axis: how a drive changes as it wears."""
+    chart = _base("rows").mark_line(point=True).encode(
+        x=alt.X("tb:Q", title="data written by the host (TB)"), y=alt.Y("value:Q", title=axis_title),
+        color=_by_run(alt.Color, labels), strokeDash=alt.StrokeDash("figure:N", title=None,
+                                                                    legend=alt.Legend(orient="bottom")),
+        tooltip=["run:N", "figure:N", alt.Tooltip("tb:Q", format=",.3f"), alt.Tooltip("value:Q", format=",.2f")])
+    return _chart(name, title, chart, rows=rows)
+
+
 def block_size_lines(name: str, title: str, rows: Rows, labels: Sequence[str]) -> Chart:
     """Rows: run, pattern, kib, mbps; one panel per pattern, block size on a log 2 axis."""
     sizes = sorted({r["kib"] for r in rows})

@@ -15,7 +15,9 @@ table of throughput and latency percentiles per step, and the test's conditions;
 and where telemetry was read, the temperature beside the throughput with the
 throttle events marked, a table of those events, and the drive's health before
 and after the test. A power test's score adds its own charts (power_sections.py) and
-tables (power_tables.py).
+tables (power_tables.py), an endurance test's its figures against the data written
+(endurance_sections.py). A run with more than FILL_CHARTS fills (an endurance test's probes)
+has them in one chart only.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ssdlab.report.charts import (
     temperature_beside_throughput,
 )
 from ssdlab.report.data import ReportData, TestGroup
+from ssdlab.report.endurance_sections import endurance_charts
 from ssdlab.report.power_sections import power_charts
 from ssdlab.store import StepRecord
 from ssdlab.units import KiB
@@ -104,7 +107,8 @@ def _section(group: TestGroup, labels: list[str]) -> Section:
     throttles = _throttle_table(group)
     return Section(test=group.id, title=f"{group.id}: {group.title}", kind=kind,
                    findings=(*skipped, *view.findings),
-                   charts=tuple([*power_charts(group, labels), *view.charts, *extra]),
+                   charts=tuple([*power_charts(group, labels), *endurance_charts(group, labels), *view.charts,
+                                 *extra]),
                    tables=(*_power_tables(group), _step_table(group), *([throttles] if throttles else []),
                            *_health_tables(group), _conditions_table(group)))
 
@@ -118,12 +122,16 @@ def distinct(steps: Sequence[StepRecord], key: Callable[[StepRecord], object]) -
     return len({key(s) for s in steps} - {None})
 
 
+FILL_CHARTS = 4
+
+
 @shape("fill", lambda steps: any(s.result.per_gib for s in steps))
 def _fill(group: TestGroup, labels: list[str]) -> ShapeView:
     """A chart per fill, and all of them in one when there are several: the runs compared, or a
     run's own fills (slc-retirement's young and aged), each curve then named by run and step."""
     runs = [(tr, s) for tr, s in group.measured if s.result.per_gib]
     several = len({tr.run.run.id for tr, _ in runs}) < len(runs)  # fills in one run
+    each = len(runs) <= FILL_CHARTS
     series = [f"{tr.run.label} · {s.step.label}" if several else tr.run.label for tr, s in runs]
     charts, findings, cache_ends, curves = [], [], [], []
     for (tr, s), name in zip(runs, series, strict=True):
@@ -134,9 +142,10 @@ def _fill(group: TestGroup, labels: list[str]) -> ShapeView:
         phases = [{"kind": p.kind, "start_gib": p.start_gib, "end_gib": p.end_gib,
                    "mean_mbps": round(p.mean_mbps, 1)} for p in analysis.phases]
         findings.append(f"{name}: {analysis.finding}")
-        chart = slug(group.id, "fill-curve", f"run-{tr.run.run.id}", f"step-{s.idx}")
-        charts.append(fill_curve(chart, f"{group.id} · {name}: MB/s per GiB written",
-                                 rows, cache_end, phases, series if several else labels))
+        if each:
+            chart = slug(group.id, "fill-curve", f"run-{tr.run.run.id}", f"step-{s.idx}")
+            charts.append(fill_curve(chart, f"{group.id} · {name}: MB/s per GiB written",
+                                     rows, cache_end, phases, series if several else labels))
         cache_ends += cache_end
         curves += rows
     if len(runs) > 1:

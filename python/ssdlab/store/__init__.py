@@ -105,7 +105,8 @@ _WAIT_OVER = "EXISTS (SELECT 1 FROM steps s WHERE s.run_id = w.run_id AND s.seq 
 _OPEN_WAIT = f"SELECT 1 FROM retention_waits w WHERE w.run_id = t.run_id AND w.seq = t.seq AND NOT {_WAIT_OVER}"
 
 # The tables that hold a test's telemetry, children of its steps first.
-_TEST_TELEMETRY = ("step_temperatures", "step_energy", "throttle_events", "test_health", "telemetry_notes")
+_TEST_TELEMETRY = ("step_temperatures", "step_energy", "step_health", "throttle_events", "test_health",
+                   "telemetry_notes")
 _THROTTLE_COLUMNS = ("start_s", "length_s", "mbps_before", "mbps_during", "start_temperature_c",
                      "peak_temperature_c", "threshold")
 
@@ -283,6 +284,9 @@ class Store:
                 db.execute("INSERT INTO step_energy (run_id, seq, idx, meter, energy_j, span_s, covered_s)"
                            " VALUES (?,?,?,?,?,?,?)",
                            (run_id, seq, idx, energy.meter, energy.energy_j, energy.span_s, energy.covered_s))
+            if telemetry is not None and telemetry.health is not None:
+                db.execute("INSERT INTO step_health (run_id, seq, idx, log) VALUES (?,?,?,?)",
+                           (run_id, seq, idx, records.dump(HEALTH, telemetry.health)))
 
     def save_test_telemetry(self, run_id: int, seq: int, health: TestHealth,
                             throttles: Mapping[int, Sequence[ThrottleEvent]] | None = None) -> None:
@@ -337,8 +341,9 @@ class Store:
 
     def steps(self, run_id: int, seq: int) -> list[StepRecord]:
         rows = self._conn.execute(
-            "SELECT idx, step, result, commands, series, meter, energy_j, span_s, covered_s FROM steps"
+            "SELECT idx, step, result, commands, series, meter, energy_j, span_s, covered_s, log FROM steps"
             " LEFT JOIN step_temperatures USING (run_id, seq, idx) LEFT JOIN step_energy USING (run_id, seq, idx)"
+            " LEFT JOIN step_health USING (run_id, seq, idx)"
             " WHERE run_id = ? AND seq = ? ORDER BY idx", (run_id, seq)).fetchall()
         throttles: dict[int, list[ThrottleEvent]] = {}
         for idx, *values in self._conn.execute(
@@ -346,12 +351,13 @@ class Store:
                 " WHERE run_id = ? AND seq = ? ORDER BY idx, start_s", (run_id, seq)):
             throttles.setdefault(idx, []).append(_row(ThrottleEvent, **dict(zip(_THROTTLE_COLUMNS, values))))
         found = []
-        for i, s, r, c, series, meter, energy_j, span_s, covered_s in rows:
+        for i, s, r, c, series, meter, energy_j, span_s, covered_s, log in rows:
             energy = None if meter is None else _row(StepEnergy, meter=meter, energy_j=energy_j, span_s=span_s,
                                                      covered_s=covered_s)
             found.append(StepRecord(i, records.load(STEP, s), records.load(RESULT, r),
                                     tuple(records.load(COMMANDS, c)["commands"]),
-                                    StepTelemetry(temperature=_load_optional(TEMPERATURES, series), energy=energy),
+                                    StepTelemetry(temperature=_load_optional(TEMPERATURES, series), energy=energy,
+                                                  health=_load_optional(HEALTH, log)),
                                     tuple(throttles.get(i, ()))))
         return found
 

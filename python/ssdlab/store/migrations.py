@@ -158,6 +158,18 @@ MIGRATIONS: tuple[str, ...] = (
         FOREIGN KEY (run_id, seq) REFERENCES tests(run_id, seq) ON DELETE CASCADE
     );
     """,
+    # 6: the drive's health log read right after a step, where its test asks for it (the
+    # endurance test's probes: health against the data written).
+    """
+    CREATE TABLE step_health (
+        run_id      INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        idx         INTEGER NOT NULL,
+        log         TEXT NOT NULL,   -- JSON: the health log
+        PRIMARY KEY (run_id, seq, idx),
+        FOREIGN KEY (run_id, seq, idx) REFERENCES steps(run_id, seq, idx) ON DELETE CASCADE
+    );
+    """,
 )
 
 

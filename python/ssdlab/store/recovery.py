@@ -53,6 +53,7 @@ _RECORDS: dict[str, dict[str, records.RecordKind]] = {
     "steps": {"step": records.STEP, "result": records.RESULT, "commands": records.COMMANDS},
     "test_health": {"before": records.HEALTH, "after": records.HEALTH},
     "step_temperatures": {"series": records.TEMPERATURES},
+    "step_health": {"log": records.HEALTH},
 }
 _NOTES = "telemetry_notes"  # whose rows no index ties to their runs
 

@@ -38,6 +38,8 @@ class StepTelemetry(BaseModel):
 
     temperature: TemperatureSeries | None = None
     energy: StepEnergy | None = None
+    health: HealthLog | None = Field(default=None, description="the health log read right after the step, where "
+                                                               "its test asks (the endurance test's probes)")
 
 
 class TestHealth(BaseModel):

@@ -419,14 +419,15 @@ impl Controller {
         }
     }
 
-    /// Age the drive to a mean wear of `target` native P/E cycles (see
-    /// [`crate::wear::Wear::age`]): the counters take the writes it stands for.
-    pub fn age(&mut self, target: f64, cfg: &DriveConfig) -> (Aged, History) {
+    /// Age the drive to a mean wear of `target` native P/E cycles, or to where it turns
+    /// read-only (see [`crate::wear::Wear::age_until_read_only`]): the counters take the
+    /// writes it stands for.
+    pub fn age(&mut self, target: f64, wa: Option<f64>, cfg: &DriveConfig) -> (Aged, History) {
         let aged = self.flash.ftl.age(target);
         if let Some(media) = &mut self.flash.media {
             media.forget(); // wear moved under data already written
         }
-        let history = History::of(aged.erases, cfg, self.geo());
+        let history = History::of(aged.erases, wa, cfg, self.geo());
         let a = &mut self.flash.activity;
         a.erases += aged.erases;
         a.nand_units += history.nand_bytes / UNIT;

@@ -519,13 +519,14 @@ impl Ftl {
         self.level_due
     }
 
-    /// Age the drive to a mean wear of `target` native P/E cycles (see [`Wear::age`]);
+    /// Age the drive to a mean wear of `target` native P/E cycles, or to where it turns
+    /// read-only (see [`Wear::age_until_read_only`]);
     /// free superblocks retired on the way leave the pools.
     pub fn age(&mut self, target: f64) -> Aged {
         let state = &self.state;
         let aged = self
             .wear
-            .age(target, |sb| state[sb as usize] != SbState::Free);
+            .age_until_read_only(target, |sb| state[sb as usize] != SbState::Free);
         for sb in 0..self.geo.superblocks {
             let s = sb as usize;
             if self.wear.is_bad(sb) && self.state[s] == SbState::Free {

@@ -274,12 +274,11 @@ impl Drive {
     /// its powered-on time advanced by the time of those writes; its clock stays (the
     /// history is the drive's past, not the run's time).
     fn age(&mut self, step: &Step, age: Age, before: &Counters) -> Result<StepResult, SimError> {
-        let last = self.dev.ftl().wear().longest_life();
         let target = age
-            .target(self.cfg.wear.as_ref(), last)
+            .target(self.cfg.wear.as_ref())
             .map_err(|e| SimError::Step(format!("step {}: {e}", step.label)))?;
         let from = self.wear().mean_pe;
-        let (aged, history) = self.dev.age(target, &self.cfg);
+        let (aged, history) = self.dev.age(target, age.write_amplification, &self.cfg);
         self.aged_s += history.seconds;
         let after = self.dev.snapshot();
         let mut result = recorder::purge_result(step, self.now, self.now, before, &after, None);
@@ -294,7 +293,13 @@ impl Drive {
             history.nand_bytes as f64 / 1e12,
             history.seconds / 3600.0,
             w.available_spare_pct,
-            if w.read_only { ", read-only" } else { "" },
+            match aged.stopped_at {
+                Some(_) => format!(
+                    ", read-only: its spare ran out short of the {target:.0} P/E cycles asked, and a read-only drive takes no more writes"
+                ),
+                None if w.read_only => ", read-only".to_string(),
+                None => String::new(),
+            },
         )];
         Ok(result)
     }

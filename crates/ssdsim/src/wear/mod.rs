@@ -49,6 +49,31 @@ pub struct Wear {
     levelling: Box<dyn Levelling>,
 }
 
+/// The per-superblock wear, kept to try an age and take it back.
+struct WearState {
+    native: Vec<u32>,
+    slc: Vec<u32>,
+    bad: Vec<bool>,
+    bad_count: u32,
+    slc_capable: u32,
+}
+
+impl WearState {
+    /// Mean native P/E cycles over the good superblocks, as [`Wear::age`] counts its target.
+    fn mean(&self, slc_weight: f64) -> f64 {
+        let (sum, n) =
+            (0..self.native.len())
+                .filter(|&s| !self.bad[s])
+                .fold((0.0, 0usize), |(sum, n), s| {
+                    (
+                        sum + self.native[s] as f64 + self.slc[s] as f64 * slc_weight,
+                        n + 1,
+                    )
+                });
+        sum / n.max(1) as f64
+    }
+}
+
 /// What ageing did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Aged {
@@ -56,6 +81,8 @@ pub struct Aged {
     pub erases: u64,
     /// Superblocks retired.
     pub retired: u32,
+    /// The target ageing stopped at, short of the one asked, where the drive turned read-only.
+    pub stopped_at: Option<f64>,
 }
 
 /// A summary of the drive's wear, for its counters and health log.
@@ -104,11 +131,6 @@ impl Wear {
     #[inline]
     pub fn is_bad(&self, sb: u32) -> bool {
         self.bad[sb as usize]
-    }
-
-    /// Native P/E cycles at which the last superblock wears out.
-    pub fn longest_life(&self) -> f64 {
-        self.endurance.iter().fold(0.0f64, |m, &e| m.max(e as f64))
     }
 
     /// Superblocks retired.
@@ -264,6 +286,58 @@ impl Wear {
             }
         }
         aged
+    }
+
+    /// Age the drive towards `target` as [`Wear::age`] does, stopping where its spare runs
+    /// out: ageing stands for a history of writes, and a read-only drive takes none. Returns
+    /// what ageing did, with the target it stopped at when the drive turned read-only on
+    /// the way (within half a cycle, found by bisection on copies of the wear).
+    pub fn age_until_read_only(&mut self, target: f64, holding: impl Fn(u32) -> bool) -> Aged {
+        let fresh = self.state();
+        if self.read_only() {
+            return Aged {
+                stopped_at: Some(fresh.mean(self.slc_weight)),
+                ..Aged::default()
+            };
+        }
+        let aged = self.age(target, &holding);
+        if !self.read_only() {
+            return aged;
+        }
+        let (mut low, mut high) = (fresh.mean(self.slc_weight), target);
+        while high - low > 0.5 {
+            let mid = 0.5 * (low + high);
+            self.restore(&fresh);
+            self.age(mid, &holding);
+            if self.read_only() {
+                high = mid;
+            } else {
+                low = mid;
+            }
+        }
+        self.restore(&fresh);
+        Aged {
+            stopped_at: Some(high),
+            ..self.age(high, &holding)
+        }
+    }
+
+    fn state(&self) -> WearState {
+        WearState {
+            native: self.native.clone(),
+            slc: self.slc.clone(),
+            bad: self.bad.clone(),
+            bad_count: self.bad_count,
+            slc_capable: self.slc_capable,
+        }
+    }
+
+    fn restore(&mut self, state: &WearState) {
+        self.native.clone_from(&state.native);
+        self.slc.clone_from(&state.slc);
+        self.bad.clone_from(&state.bad);
+        self.bad_count = state.bad_count;
+        self.slc_capable = state.slc_capable;
     }
 
     /// The drive's wear in figures.

@@ -59,6 +59,23 @@ def logs_each_io(step: Step, invocation: Invocation) -> bool:
     return nbytes // step.bs <= PER_IO_LOG_MAX
 
 
+def random_distribution(step: Step) -> str | None:
+    """fio's `random_distribution` of the step; None for uniform, fio's default."""
+    spread = step.distribution
+    match spread.kind:
+        case "zipf":
+            return f"zipf:{spread.theta:g}"
+        case "pareto":
+            return f"pareto:{spread.h:g}"
+        case "normal":
+            return f"normal:{spread.dev_pct:g}"
+        case "zoned":  # extents in % of the span
+            return "zoned:" + ":".join(f"{z.access_pct:g}/{z.extent:g}" for z in spread.zones)
+        case "zoned_abs":  # extents in bytes
+            return "zoned_abs:" + ":".join(f"{z.access_pct:g}/{int(z.extent)}" for z in spread.zones)
+    return None
+
+
 def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_prefix: Path,
              thinktime_s: float | None = None, options: Mapping[str, str] | None = None) -> str:
     """With `thinktime_s` (idle-wake), fio idles that long after every I/O (none for 0). That
@@ -90,6 +107,10 @@ def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_
         lines.append(f"rate_iops={step.rate_iops}")
     if step.rw.is_random:
         lines.append(f"randseed={invocation.randseed}")
+    if step.bssplit:
+        lines.append("bssplit=" + ":".join(f"{part.bs}/{part.pct:g}" for part in step.bssplit))
+    if (spread := random_distribution(step)) is not None:
+        lines.append(f"random_distribution={spread}")
     if thinktime_s:
         lines += [f"thinktime={round(thinktime_s * 1e6)}us", "thinktime_blocks=1"]
     lines.append(f"percentile_list={PERCENTILES}")
