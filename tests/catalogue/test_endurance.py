@@ -12,11 +12,13 @@ from ssdlab import session
 from ssdlab.backends.sim import SimBackend
 from ssdlab.catalogue import Scale, compile_tests, lookup
 from ssdlab.catalogue.endurance import JESD219_SIZES, TB, Volume, Workload, endurance_plan
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import BackendFailed, SsdlabError
 from ssdlab.model import Op, Phase
 from ssdlab.presets import load_preset
 from ssdlab.store import Store
+from ssdlab.telemetry.records import HealthLog
 from ssdlab.units import GiB, MiB
+from tests.factories import result
 from tests.paths import SMALL_PRESET
 
 PRESET_TEXT = SMALL_PRESET.read_text()  # rates 600 TBW
@@ -140,3 +142,32 @@ def test_an_interval_aged_at_the_samples_rate_agrees_with_the_interval_written(t
             assert a[figure] == pytest.approx(w[figure], rel=0.1), figure
     assert aged_after["mean_pe_cycles"] == pytest.approx(written_after["mean_pe_cycles"], rel=0.1)
     assert aged_after["mean_pe_cycles"] > 4
+
+
+class RefusingDrive:
+    """A real drive's run as the endurance test sees it: fio fails the `fails_at`-th step (an
+    I/O error), and the health log then says what the drive says."""
+
+    def __init__(self, fails_at: int, warning: int):
+        self.done, self.healths, self.fails_at, self.warning = [], [], fails_at, warning
+
+    def run_step(self, step, read_health=False):
+        if len(self.done) == self.fails_at:
+            raise BackendFailed("fio: io_u error on file /dev/nvme1n1: Input/output error: write offset=0")
+        self.done.append((step, result()))
+        self.healths.append(None)
+
+    def health(self):
+        return HealthLog(critical_warning=self.warning, host_written_bytes=10**12)
+
+
+def test_a_real_drive_that_refuses_writes_read_only_ends_the_test_and_any_other_failure_fails_it():
+    test = compiled(40 * GiB, Workload.SEQUENTIAL, 2, sampled=False)
+    definition = lookup("endurance").configured(test)
+    first_chunk = [s.label for s in test.steps].index("interval 1/2: seq 1/2")
+    found = definition.run(RefusingDrive(first_chunk, warning=0b1000), test.steps)
+    assert found["read_only"]["step"] == "interval 1/2: seq 1/2" and "Input/output error" in found["read_only"]["error"]
+    with pytest.raises(BackendFailed, match="Input/output error"):
+        definition.run(RefusingDrive(first_chunk, warning=0b0100), test.steps)  # degraded, not read-only
+    with pytest.raises(BackendFailed):
+        definition.run(RefusingDrive(4, warning=0b1000), test.steps)  # a read that fails is no read-only finding
