@@ -29,10 +29,12 @@ use crate::wear::media::Media;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Activity {
     pub host_units: u64,
-    /// Host commands and the bytes the host read, for the health log.
+    /// Host commands and the bytes the host read and wrote, for the health log (its data
+    /// units count what the host sent: a 512 B write is 512 B, not the 4 KiB unit it changes).
     pub host_reads: u64,
     pub host_writes: u64,
     pub host_read_bytes: u64,
+    pub host_write_bytes: u64,
     pub nand_units: u64,
     pub gc_units: u64,
     pub fold_units: u64,

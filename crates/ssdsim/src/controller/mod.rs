@@ -138,6 +138,7 @@ impl Controller {
     /// Write `units` 4 KiB units from `lba`, `bytes` over the link, issued at `t`; returns the completion time.
     pub fn write(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
         self.flash.activity.host_writes += 1;
+        self.flash.activity.host_write_bytes += bytes;
         let arrival = self.host.receive_write(t, bytes);
         let mut done = arrival;
         let mut i = 0u32;
@@ -432,6 +433,7 @@ impl Controller {
         a.erases += aged.erases;
         a.nand_units += history.nand_bytes / UNIT;
         a.host_units += history.host_bytes / UNIT;
+        a.host_write_bytes += history.host_bytes;
         (aged, history)
     }
 
@@ -446,13 +448,13 @@ impl Controller {
         let a = &self.flash.activity;
         let ftl = &self.flash.ftl;
         Counters {
-            host_write_bytes: a.host_units * UNIT,
+            host_write_bytes: a.host_write_bytes,
             host_read_bytes: a.host_read_bytes,
             host_read_commands: a.host_reads,
             host_write_commands: a.host_writes,
             nand_write_bytes: a.nand_units * UNIT,
-            write_amplification: if a.host_units > 0 {
-                a.nand_units as f64 / a.host_units as f64
+            write_amplification: if a.host_write_bytes > 0 {
+                (a.nand_units * UNIT) as f64 / a.host_write_bytes as f64
             } else {
                 0.0
             },
