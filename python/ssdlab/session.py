@@ -34,7 +34,7 @@ from ssdlab.model import Age, PowerOff, RunStatus, Test, TestStatus, Wait
 from ssdlab.model.steps import REAL_DRIVES_AGE
 from ssdlab.presets import Preset, load_preset
 from ssdlab.repeats import MAX_REPEAT
-from ssdlab.store import Store
+from ssdlab.store import Store, default_path
 from ssdlab.suites import load_suite, parse_suite
 from ssdlab.targets import Target, TargetKind, consent, files, identity, purge, resolve, safety
 from ssdlab.targets.resolve import SIM_PREFIX
@@ -325,6 +325,7 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
                                   endurance_fields(request, test_ids, backend.preset.text))
             telemetry = _simulated_telemetry(request.target, backend)
         else:
+            _refuse_waited_on(request, commands)
             capacity = planned_capacity(request, test_ids)
             # refused before anything is touched
             tests = compile_tests(test_ids, request.scale, capacity, wait, endurance_fields(request, test_ids, None))
@@ -375,6 +376,20 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         _execute(store, run_id, backend, pending, show_progress, telemetry, Scale(run.scale),
                  int(extras["options"].get("repeat", 1)))
     return run_id
+
+
+def _refuse_waited_on(request: RunRequest, commands: Commands) -> None:
+    """A new run on a drive (or file) whose data a retention run waits to read back is refused
+    before anything touches it (a file may be resized when opened), unless --force."""
+    path = Path(request.target).expanduser()
+    db = request.db or default_path()
+    if not (path.exists() and db.exists()):
+        return
+    device = path.is_block_device()
+    found = identity.device_identity(path, commands) if device else identity.file_identity(files.real_path(path))
+    with Store.open_existing(request.db) as store:
+        retention_test.check_not_waited_on(store.runs(), (TargetKind.DEVICE if device else TargetKind.FILE).value,
+                                           found, request.force)
 
 
 def _check_waited(run_id: int, target: str, kind: str, recorded: dict, wait: Wait, commands: Commands,

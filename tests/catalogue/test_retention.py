@@ -15,13 +15,14 @@ from ssdlab.catalogue.retention import (
     JEDEC_CLIENT,
     acceleration,
     activation_energy,
+    check_not_waited_on,
     check_same_drive,
     duration_words,
     early_warning,
     retention_wait,
 )
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Latency, Op, Phase, PowerOff, Wait
+from ssdlab.model import Latency, Op, Phase, PowerOff, Run, RunStatus, Wait
 from ssdlab.units import GiB, KiB, MiB
 from tests.paths import SMALL_PRESET
 
@@ -120,3 +121,18 @@ def test_the_test_is_in_its_suite_and_runs_on_any_target():
     definition = lookup("retention")
     assert definition.needs() == () and definition.span(Scale(0.01)) == 0
     assert compile_tests(["retention"], Scale(0.5), 512 * MiB)[0].steps[1].size == 512 * MiB
+
+
+def test_a_new_run_on_a_drive_a_retention_run_waits_on_is_refused_unless_forced():
+    def run(run_id, status, serial):
+        return Run(id=run_id, name=None, target="/dev/nvme1n1", target_kind="device", suite="retention", scale=1.0,
+                   status=status, created_at="2026-11-27T00:00:00+00:00", finished_at=None,
+                   identity={"serial": serial, "model": "M", "capacity_bytes": 10}, host={}, ssdlab_version="0.1.0",
+                   waiting_until="2027-11-27T00:00:00+00:00" if status is RunStatus.WAITING else None)
+    drive = {"serial": "S1", "model": "M", "capacity_bytes": 10}
+    runs = [run(1, RunStatus.DONE, "S1"), run(2, RunStatus.WAITING, "S2"), run(3, RunStatus.WAITING, "S1")]
+    with pytest.raises(SsdlabError, match=r"run 3 waits to read back its retention pattern from this device \(after "
+                                          r"2027-11-27 00:00:00 UTC\)"):
+        check_not_waited_on(runs, "device", drive, force=False)
+    check_not_waited_on(runs, "device", drive, force=True)
+    check_not_waited_on(runs[:2], "device", drive, force=False)  # run 2 waits on another drive

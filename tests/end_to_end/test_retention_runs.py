@@ -44,6 +44,11 @@ def test_a_file_run_waits_after_its_fresh_read_and_resumes_to_read_every_block_b
     assert [s["label"] for s in test["steps"]] == ["purge", "write the pattern over 64 MiB", "read fresh"]
     assert test["steps"][2]["result"]["verify"] == {"failed": 0, "ok": True, "summary": "all 512 blocks verified"}
     assert "waiting until 20" in run_cli("runs", db=db).stdout
+    # another run on the file would write over the data run 1 waits to read: refused, nothing stored
+    refused(run_cli("run", target, "--suite", "quick", "--scale", "0.00001", db=db, check=False),
+            "run 1 waits to read back its retention pattern from this file (after 20",
+            "`ssdlab resume 1`", "give --force to write over its data")
+    assert [r["id"] for r in json.loads(run_cli("runs", "--json", db=db).stdout)] == [1]
     assert "for the retention read-back: keep the drive as stated, then `ssdlab resume 1`" in \
         run_cli("show", "1", db=db).stdout
     # the pattern's seed is the run's own, in every fio job that wrote or checked it

@@ -39,7 +39,7 @@ from annotated_types import Ge, Le
 from ssdlab.catalogue.definitions import PRECONDITION_BS, PRECONDITION_QD, WholeDriveProcedure, purge
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Op, Phase, PowerOff, Step, StepResult, Test, Wait
+from ssdlab.model import Op, Phase, PowerOff, Run, RunStatus, Step, StepResult, Test, Wait
 from ssdlab.units import format_bytes
 
 DAY_S = 86_400.0
@@ -228,16 +228,33 @@ def duration_words(seconds: float) -> str:
 SAME_DRIVE = {"device": ("serial", "model", "capacity_bytes"), "file": ("path", "st_dev", "inode")}
 
 
+def same_drive(kind: str, recorded: dict[str, Any], found: dict[str, Any]) -> bool:
+    """Are the identities one drive's (or file's)?"""
+    return all(recorded.get(key) == found.get(key) for key in SAME_DRIVE.get(kind, ()))
+
+
 def check_same_drive(run_id: int, kind: str, recorded: dict[str, Any], found: dict[str, Any]) -> None:
     """Refuse to read back a waiting run's data on another drive (or file) than the one written."""
-    differ = [key for key in SAME_DRIVE.get(kind, ()) if recorded.get(key) != found.get(key)]
-    if differ:
+    if not same_drive(kind, recorded, found):
         def named(ident: dict[str, Any]) -> str:
             return ", ".join(f"{key} {ident.get(key)}" for key in SAME_DRIVE[kind])
         raise SsdlabError(
             f"run {run_id} wrote its retention pattern to the {kind} with {named(recorded)}; the target is now "
             f"the one with {named(found)}: its data would say nothing of the drive that waited. Put that {kind} "
             "back and resume, or start a new run")
+
+
+def check_not_waited_on(runs: Sequence[Run], kind: str, found: dict[str, Any], force: bool) -> None:
+    """Refuse a new run on a drive (or file) whose data a retention run waits to read back,
+    unless `force`: its writes would leave that run nothing to read."""
+    waiting = [r for r in runs if r.status is RunStatus.WAITING and r.target_kind == kind
+               and same_drive(kind, r.identity, found)]
+    if waiting and not force:
+        run = waiting[0]
+        raise SsdlabError(
+            f"run {run.id} waits to read back its retention pattern from this {kind} (after "
+            f"{shown_date(run.waiting_until or '')}): a new run's writes would leave it nothing to read. Resume it "
+            f"when its wait is over (`ssdlab resume {run.id}`), or give --force to write over its data")
 
 
 def early_warning(run_id: int, wait: Wait, now: datetime) -> str | None:

@@ -61,7 +61,8 @@ def run_command(
     db: DbOption = None,
     destroy_data: Annotated[str | None, typer.Option(
         "--destroy-data", metavar="SERIAL", help="consent to erase the device with this serial")] = None,
-    force: Annotated[bool, typer.Option(help="allow overwriting an existing file ssdlab did not create")] = False,
+    force: Annotated[bool, typer.Option(help="allow overwriting an existing file ssdlab did not create, or the "
+                                             "data a waiting retention run is to read back")] = False,
     power_meter: Annotated[str | None, typer.Option(
         "--power-meter", metavar="CMD|hwmon:PATH",
         help="measure energy per step: a command printing `t_seconds,watts` lines, or an ina2xx-style "
