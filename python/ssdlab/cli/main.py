@@ -23,6 +23,7 @@ from ssdlab.cli.sim import sim_app
 from ssdlab.cli.startup import restore_apst_left_off
 from ssdlab.cli.suites import suites_command
 from ssdlab.cli.tests import tests_command
+from ssdlab.cli.trace import trace_app
 from ssdlab.errors import SsdlabError
 
 app = typer.Typer(name="ssdlab", no_args_is_help=True, add_completion=False,
@@ -43,6 +44,7 @@ app.add_typer(analyze_app, name="analyze")
 app.add_typer(db_app, name="db")
 app.add_typer(drives_app, name="drives")
 app.add_typer(sim_app, name="sim")
+app.add_typer(trace_app, name="trace")
 
 
 def main() -> None:
