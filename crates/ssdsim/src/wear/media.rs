@@ -40,6 +40,15 @@ struct Kept {
     reads_until: u32,
 }
 
+/// A superblock's reads since its program, and the fast path's licence: up to which count
+/// its reads decode at once at the clock of `epoch` (one 16-byte load for most reads).
+#[derive(Debug, Clone, Copy, Default)]
+struct Quick {
+    reads: u32,
+    at_once_until: u32,
+    epoch: u64,
+}
+
 pub struct Media {
     errors: Box<dyn RawErrors>,
     ecc: Ecc,
@@ -49,10 +58,13 @@ pub struct Media {
     rng: Rng,
     /// Retention clock when each superblock was last programmed (opened).
     programmed: Vec<f64>,
-    /// Page reads of each superblock since it was programmed, and the dies its reads spread over.
-    reads: Vec<u32>,
+    /// Page reads of each superblock since it was programmed (with its fast path), and the
+    /// dies its reads spread over.
+    quick: Vec<Quick>,
     dies: f64,
     kept: Vec<Option<Kept>>,
+    /// Changes whenever the clock may have moved or wear changed: every fast path then lapses.
+    epoch: u64,
     /// Refresh: data age (equivalent seconds) and page reads of a superblock after which
     /// it is rewritten (infinite, `u32::MAX`: never), the superblocks due in turn, and the
     /// clock when they were last looked for.
@@ -76,9 +88,10 @@ impl Media {
             worst: (WORST_SIGMAS * errors.codeword_sigma).exp(),
             rng: Rng::new(CODEWORD_SEED),
             programmed: vec![0.0; n],
-            reads: vec![0; n],
+            quick: vec![Quick::default(); n],
             dies: dies as f64,
             kept: vec![None; n],
+            epoch: 1,
             refresh_after_s: refresh
                 .and_then(|r| r.after_days)
                 .map_or(f64::INFINITY, |d| d * 86_400.0),
@@ -97,13 +110,14 @@ impl Media {
     /// `seconds` pass at `celsius` (powered or not).
     pub fn advance(&mut self, seconds: f64, celsius: f64) {
         self.clock.advance(seconds, celsius);
+        self.epoch += 1;
     }
 
     /// Superblock `sb` is programmed anew from now.
     pub fn programmed(&mut self, sb: u32) {
         let s = sb as usize;
         self.programmed[s] = self.clock.now();
-        self.reads[s] = 0;
+        self.quick[s] = Quick::default();
         self.kept[s] = None;
     }
 
@@ -136,7 +150,7 @@ impl Media {
         while let Some(&sb) = self.due.front() {
             let s = sb as usize;
             let old = self.age_s(sb) >= self.refresh_after_s;
-            if holding(sb) && (old || self.reads[s] >= self.reclaim_after_reads) {
+            if holding(sb) && (old || self.quick[s].reads >= self.reclaim_after_reads) {
                 return Some(sb);
             }
             self.due.pop_front(); // rewritten or trimmed since
@@ -147,6 +161,7 @@ impl Media {
     /// Wear changed without a new program (ageing): every superblock's RBER is computed again.
     pub fn forget(&mut self) {
         self.kept.fill(None);
+        self.epoch += 1;
     }
 
     /// Decode a read of a page of superblock `sb`: `cycles` its wear and `slc` its mode,
@@ -159,14 +174,23 @@ impl Media {
         cycles: impl FnOnce() -> f64,
         slc: impl FnOnce() -> bool,
     ) -> Option<Decode> {
-        let s = sb as usize;
-        self.reads[s] = self.reads[s].saturating_add(1);
-        if self.reads[s] == self.reclaim_after_reads {
+        let q = &mut self.quick[sb as usize];
+        q.reads = q.reads.saturating_add(1);
+        if q.reads == self.reclaim_after_reads {
             self.due.push_back(sb);
+        }
+        if q.epoch == self.epoch && q.reads <= q.at_once_until {
+            return None;
         }
         let kept = self.kept(sb, cycles, slc);
         if kept.at_once {
-            return None; // even a codeword WORST_SIGMAS out: no draw
+            // even a codeword WORST_SIGMAS out: no draw, until the kept RBER lapses
+            self.quick[sb as usize] = Quick {
+                at_once_until: kept.reads_until,
+                epoch: self.epoch,
+                ..self.quick[sb as usize]
+            };
+            return None;
         }
         self.draw(kept)
     }
@@ -187,7 +211,7 @@ impl Media {
     #[inline]
     fn kept(&mut self, sb: u32, cycles: impl FnOnce() -> f64, slc: impl FnOnce() -> bool) -> Kept {
         let s = sb as usize;
-        let (clock, reads) = (self.clock.now(), self.reads[s]);
+        let (clock, reads) = (self.clock.now(), self.quick[s].reads);
         if let Some(k) = self.kept[s] {
             if k.clock == clock && reads <= k.reads_until {
                 return k;
