@@ -4,16 +4,16 @@
                                          [--timeout 60] [--memory-gib 4] [--out fuzz-failures]
     .venv/bin/python scripts/fuzz_cli.py --replay fuzz-failures/0042-jobfile
 
-Each input is one case: a few files (a suite, a preset, a fio job file, a fill CSV)
-and one to four commands, each run as `python -m ssdlab ...` in the case's own
+Each input is one case: a few files (a suite, a preset, a fio job file, a fill CSV, a
+block trace) and one to four commands, each run as `python -m ssdlab ...` in the case's own
 directory, under a memory limit and a timeout. The inputs are mutations of real
 ones (python/ssdlab/suites/*.toml, drives/*.toml, tests/golden/fio/*.fio, job
-files and fill curves written here, run names, sizes, scales, run ids, test
-lists): byte flips, truncation, bytes that are not UTF-8, a byte-order mark,
-huge, negative, zero, NaN and infinite numbers, control characters, duplicated,
-removed and swapped lines (so duplicated and missing keys). Everything is drawn
-from --seed before anything runs, so a seed names the same inputs on every
-machine, whatever --jobs is.
+files, fill curves and a trace per format written here, run names, sizes, scales, run
+ids, test lists, the endurance test's volumes, probes and workloads): byte flips,
+truncation, bytes that are not UTF-8, a byte-order mark, huge, negative, zero, NaN and
+infinite numbers, control characters, duplicated, removed and swapped lines (so
+duplicated and missing keys). Everything is drawn from --seed before anything runs, so
+a seed names the same inputs on every machine, whatever --jobs is.
 
 A command fails the fuzz when its standard error holds a Python traceback or a
 Rust panic, when a signal ends it (an abort: SIGABRT, SIGSEGV...), when it runs
@@ -188,6 +188,17 @@ DRIVES = [b"wd-sn850-1tb", b"generic-qlc-1tb", str(SMALL_PRESET).encode(), b"nop
 # A second target beside SMALL_SIM (side by side), and how many run at once.
 SECOND_TARGETS = [SMALL_SIM.encode(), b"sim:nope", b"sim:", b"d.img", b"/dev/null", b"sim:./x.toml"]
 JOBS = [b"1", b"2", b"0", b"-1", b"65", b"99999999999999999999", b"two"]
+VOLUMES = [b"1TB", b"100%", b"0.5tb", b"0TB", b"-1TB", b"1e400TB", b"nan%", b"600", b"1001%", b"2e6TB"]
+PROBES = [b"1", b"10", b"0", b"-3", b"1001", b"ten", b"99999999999999999999"]
+WORKLOADS = [b"seq", b"random", b"jesd219", b"JESD219", b"zipf", b""]
+# One trace per format (docs/traces.md), to mutate: MSR, Alibaba, SYSTOR '17, Tencent, fio
+# iolog v3, named columns.
+TRACES = [b"128166372003061629,usr,0,Read,3968475136,4096,1135\n128166372003061634,usr,0,Write,8192,65536,40\n",
+          b"0,R,126703644672,4096,1577808000000626\n0,W,126703648768,16384,1577808000000700\n",
+          b"Timestamp,Response,IOType,LUN,Offset,Size\n1456135200.013118000,0.000806000,R,4,899056122368,131072\n",
+          b"1538323200,2008,8,1,1283\n1538323201,16,8,0,77\n",
+          b"fio version 3 iolog\n1 /d add\n2 /d open\n120 /d write 61440 4096\n200 /d read 0 4096\n300 /d close\n",
+          b"offset,length,time_us,op\n0,4096,1,read\n4096,8192,20,write\n"]
 
 
 @dataclass(frozen=True)
@@ -249,7 +260,7 @@ def name_case(rng: random.Random, seeds: Seeds) -> Case:
 
 def option_case(rng: random.Random, seeds: Seeds) -> Case:
     """One command-line value mutated, in the command that reads it."""
-    choice = rng.randrange(7)
+    choice = rng.randrange(8)
     if choice == 0:
         argv = db(b"run", b"d.img", b"--size", argument(rng, SIZES), b"--tests", b"seq-read-burst",
                   b"--scale", b"0.001", b"--dry-run")
@@ -268,9 +279,18 @@ def option_case(rng: random.Random, seeds: Seeds) -> Case:
     elif choice == 5:
         argv = db(b"run", SMALL_SIM.encode(), argument(rng, SECOND_TARGETS), b"--tests", b"seq-read-burst",
                   b"--scale", b"0.001", b"--jobs", argument(rng, JOBS))
-    else:
+    elif choice == 6:
         argv = [b"sim", b"fio", b"job.fio", b"--drive", argument(rng, DRIVES)]
+    else:
+        argv = db(b"run", SMALL_SIM.encode(), b"--suite", b"endurance", b"--endurance-volume", argument(rng, VOLUMES),
+                  b"--endurance-probes", argument(rng, PROBES), b"--endurance-workload", argument(rng, WORKLOADS),
+                  b"--dry-run")
     return Case("option", [argv], {"job.fio": OWN_JOBS[0]}, needs_runs=True)
+
+
+def trace_case(rng: random.Random, seeds: Seeds) -> Case:
+    """A trace in one of the formats, mutated, read by `trace stats`."""
+    return Case("trace", [[b"trace", b"stats", b"t.trace", b"--json"]], {"t.trace": mutate(rng, rng.choice(TRACES))})
 
 
 def recover_case(rng: random.Random, seeds: Seeds) -> Case:
@@ -284,8 +304,8 @@ def recover_case(rng: random.Random, seeds: Seeds) -> Case:
 
 
 # How many inputs of each kind, per 1000.
-MIX = [(suite_case, 150), (preset_case, 180), (jobfile_case, 230), (csv_case, 140),
-       (name_case, 80), (option_case, 160), (recover_case, 60)]
+MIX = [(suite_case, 140), (preset_case, 170), (jobfile_case, 210), (csv_case, 120),
+       (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 60)]
 
 
 def draw_cases(seed: int, count: int) -> list[Case]:
