@@ -10,9 +10,10 @@ import pytest
 
 from ssdlab import _ssdsim
 from ssdlab.backends.sim import SimBackend
-from ssdlab.model import Age, Op, Phase, PowerOff, Step
+from ssdlab.model import Age, Op, Phase, PowerOff, Step, TraceReplay
 from ssdlab.model.steps import Flow, SplitSize, SteadyState, Zone, Zoned
 from ssdlab.presets import load_preset
+from ssdlab.traces import prepared
 from tests.paths import SMALL_PRESET as SMALL
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -56,7 +57,21 @@ CHANGES = {
     "concurrent": dict(concurrent=[Step(label="other", rw=Op.RANDREAD, bs=4 * KiB, size=MiB)]),
     "age": dict(phase=Phase.AGE, age=Age.parse("10%")),
     "power_off": dict(phase=Phase.OFF, power_off=PowerOff(seconds=3600, temperature_c=40)),
+    "trace": "a read and a write of a prepared trace the test writes",
 }
+
+
+def _changes(field, tmp_path):
+    if field != "trace":
+        return CHANGES[field]
+    records = prepared.empty(2)
+    records["time_us"] = [0, 100]
+    records["offset"] = [0, 8 * KiB]
+    records["length"] = 4 * KiB
+    records["op"] = [0, 1]
+    with prepared.PreparedWriter(tmp_path / "t.trace") as writer:
+        writer.write(records)
+    return dict(rw=Op.RANDRW, rwmixread=50, trace=TraceReplay(path=str(writer.path), records=2))
 
 
 @pytest.fixture
@@ -65,9 +80,9 @@ def drive():
 
 
 @pytest.mark.parametrize("field", list(Step.model_fields))
-def test_the_simulator_takes_every_field_of_a_step(drive, field):
+def test_the_simulator_takes_every_field_of_a_step(drive, field, tmp_path):
     assert field in CHANGES, f"Step.{field} has no example here (nor, perhaps, in the simulator)"
-    step = Step(**{**BASE, **CHANGES[field]})
+    step = Step(**{**BASE, **_changes(field, tmp_path)})
     assert getattr(step, field) != getattr(Step(**BASE), field), f"the example leaves {field} as it was"
     raw = drive.run_step(step.model_dump_json())
     if step.phase is Phase.AGE:  # no I/O: the drive's wear moves instead

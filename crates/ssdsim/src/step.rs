@@ -147,6 +147,20 @@ pub struct Step {
     pub age: Option<Age>,
     /// How long and how warm an `off` step leaves the drive unpowered (that phase only).
     pub power_off: Option<PowerOff>,
+    /// A trace whose records are the step's commands (nothing else shapes them).
+    pub trace: Option<TraceReplay>,
+}
+
+/// A prepared trace (python/ssdlab/traces/prepared.py; read by [`crate::run`]'s trace
+/// reader) replayed as a step's commands, in their order. Timed: each issued at its time
+/// from the step's start (open loop; `iodepth` is the most outstanding at once, as a
+/// host's queue is); untimed: as fast as the drive takes them, `iodepth` at a time.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceReplay {
+    pub path: String,
+    pub records: u64,
+    pub timed: bool,
 }
 
 impl Step {
@@ -186,6 +200,7 @@ impl Step {
             concurrent: vec![],
             age: None,
             power_off: None,
+            trace: None,
         }
     }
 
@@ -355,6 +370,9 @@ impl Step {
             ));
         }
         self.validate_job().map_err(|e| format!("step {l}: {e}"))?;
+        if self.trace.is_some() {
+            return self.validate_trace().map_err(|e| format!("step {l}: {e}"));
+        }
         if !self.concurrent.is_empty() {
             self.validate_concurrent(user_bytes)?;
         }
@@ -427,6 +445,37 @@ impl Step {
             return Err("verify reads back what the step writes: it needs a writing rw".into());
         }
         Ok(())
+    }
+
+    /// A trace's records are the whole workload: nothing may shape them further (the
+    /// Python model's rule too); its file is checked before anything runs.
+    fn validate_trace(&self) -> Result<(), String> {
+        let shaping = [
+            ("bursts", self.burst_bytes.is_some()),
+            ("rate_iops", self.rate_iops.is_some()),
+            ("rate_bytes", self.rate_bytes.is_some()),
+            ("runtime", self.runtime.is_some()),
+            ("io_size", self.io_size.is_some()),
+            ("time_based", self.time_based),
+            ("bssplit", !self.bssplit.is_empty()),
+            ("thinktime", self.thinktime > 0.0),
+            ("ramp", self.ramp > 0.0),
+            ("flow", self.flow.is_some()),
+            ("steadystate", self.steadystate.is_some()),
+            ("verify", self.verify),
+            ("concurrent", !self.concurrent.is_empty()),
+            ("per_gib_series", self.per_gib_series),
+            ("offset_delta", self.offset_delta != 0),
+        ];
+        let given: Vec<&str> = shaping.iter().filter(|s| s.1).map(|s| s.0).collect();
+        if self.phase != Phase::Measure || !given.is_empty() {
+            return Err(format!(
+                "a trace step is a measured step whose records are its whole workload: it takes no {}",
+                if given.is_empty() { "other phase".to_string() } else { given.join(", ") }
+            ));
+        }
+        let trace = self.trace.as_ref().expect("a trace step");
+        crate::run::check_trace(trace)
     }
 
     /// The jobs that run at once with this one: each a valid step of its own, of phase

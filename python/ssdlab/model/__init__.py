@@ -16,9 +16,9 @@ from ssdlab.model.results import (
     Verification,
 )
 from ssdlab.model.runs import Run, RunStatus, Suite, Test, TestStatus, Wait
-from ssdlab.model.steps import Age, Op, Phase, PowerOff, Step
+from ssdlab.model.steps import Age, Op, Phase, PowerOff, Step, TraceReplay
 
 __all__ = [
     "Age", "BadBlock", "DirectionResult", "GibPoint", "Latency", "Op", "Phase", "PowerOff", "Run", "RunStatus",
-    "SecondPoint", "Step", "StepResult", "Suite", "Test", "TestStatus", "Verification", "Wait",
+    "SecondPoint", "Step", "StepResult", "Suite", "Test", "TestStatus", "TraceReplay", "Verification", "Wait",
 ]

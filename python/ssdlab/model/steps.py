@@ -178,6 +178,17 @@ class SteadyState(_Part):
     ramp_s: float = Field(default=0.0, ge=0, le=1e6)
 
 
+class TraceReplay(_Part):
+    """A prepared trace (traces/prepared.py) whose records are the step's commands, in
+    their order. Timed: each issued at its time from the step's start (open loop; the
+    step's iodepth is the most outstanding at once, as a host's queue is); untimed: as fast
+    as the drive takes them, iodepth at a time (closed loop, fio's replay_no_stall)."""
+
+    path: str = Field(min_length=1, max_length=4096, description="the prepared trace file")
+    records: int = Field(ge=1, le=1 << 40)
+    timed: bool = True
+
+
 # What a time-based step may move: no limit in practice (2^62 bytes is 146 years at
 # 1 TB/s), and the largest byte count the simulator takes (UNLIMITED_BYTES in
 # crates/ssdsim/src/step.rs).
@@ -246,6 +257,7 @@ class Step(BaseModel):
                                          description="jobs that run at the same time as this one")
     age: Age | None = Field(default=None, description="what an age step wears the drive to")
     power_off: PowerOff | None = Field(default=None, description="how long and how warm an off step leaves the drive")
+    trace: TraceReplay | None = Field(default=None, description="a trace whose records are the commands")
 
     @model_validator(mode="after")
     def _consistent(self) -> Step:
@@ -276,7 +288,21 @@ class Step(BaseModel):
         if (self.phase is Phase.OFF) != (self.power_off is not None):
             raise ValueError("an off step, and only one, has a power_off")
         self._consistent_job()
+        if self.trace is not None:
+            self._consistent_trace()
         return self
+
+    def _consistent_trace(self) -> None:
+        """A trace's records are the whole workload: nothing may shape them further."""
+        shaping = {"bursts": self.burst_bytes, "rate_iops": self.rate_iops, "rate_bytes": self.rate_bytes,
+                   "runtime": self.runtime, "io_size": self.io_size, "time_based": self.time_based,
+                   "bssplit": self.bssplit, "thinktime": self.thinktime, "ramp": self.ramp, "flow": self.flow,
+                   "steadystate": self.steadystate, "verify": self.verify, "concurrent": self.concurrent,
+                   "per_gib_series": self.per_gib_series, "offset_delta": self.offset_delta}
+        given = [name for name, value in shaping.items() if value]
+        if self.phase is not Phase.MEASURE or given:
+            raise ValueError("a trace step is a measured step whose records are its whole workload: "
+                             f"it takes no {', '.join(given) or 'other phase'}")
 
     def _consistent_job(self) -> None:
         """The fio job options' rules (crates/ssdsim/src/step.rs checks them too)."""

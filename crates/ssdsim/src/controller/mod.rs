@@ -408,6 +408,16 @@ impl Controller {
         self.pay_owed(t0);
     }
 
+    /// A host Flush at `t`: the data in the write buffers made durable (the partly filled
+    /// program units programmed, padded); returns when the last of their programs ends.
+    pub fn flush(&mut self, t: u64) -> u64 {
+        self.flush_write_buffers(t);
+        self.buffers
+            .iter()
+            .map(WriteBuffer::drained_at)
+            .fold(t, u64::max)
+    }
+
     /// Program the partly filled program units of both host streams, padded, from `t`.
     fn flush_write_buffers(&mut self, t: u64) {
         for (s, stream) in [Stream::HostSlc, Stream::HostNative]

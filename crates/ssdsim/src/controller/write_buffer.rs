@@ -39,4 +39,9 @@ impl WriteBuffer {
             self.next + 1
         };
     }
+
+    /// When every program unit the buffer holds has been programmed.
+    pub fn drained_at(&self) -> u64 {
+        self.ends.iter().copied().max().unwrap_or(0)
+    }
 }

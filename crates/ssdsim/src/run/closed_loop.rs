@@ -52,6 +52,8 @@ pub(super) enum Stop {
     Overheated(Overheated),
     /// A write found the drive read-only (its spare ran out).
     ReadOnly,
+    /// A trace's file could not be read, or held a record out of bounds.
+    BadTrace(String),
 }
 
 /// One fio job of a step, as the loop runs it.
@@ -169,19 +171,9 @@ pub(super) fn run<'s>(
         }
     }
     let slots: usize = jobs.iter().map(|j| j.step.iodepth as usize).sum();
-    let mut lp = ClosedLoop {
-        dev,
-        power,
-        heat,
-        rng,
-        jobs,
-        groups,
-        parked: Vec::new(),
-        rec,
-        step_end: t0 + ns_from_s(bounds::MAX_STEP_S),
-        events: Events::new(t0, slots),
-        all_done: t0,
-    };
+    let mut lp = ClosedLoop::new(dev, power, heat, rng, jobs, rec, t0);
+    lp.groups = groups;
+    lp.events = Events::new(t0, slots);
     // Bursts are a single job's (checked by Step::validate); its runtime is the busy
     // time of all of them.
     let bursts = step.bursts_count();
@@ -326,9 +318,9 @@ enum Turn {
 }
 
 /// The state of the loop across the bursts of a step.
-struct ClosedLoop<'a, 's> {
-    dev: &'a mut Controller,
-    power: &'a mut Power,
+pub(super) struct ClosedLoop<'a, 's> {
+    pub(super) dev: &'a mut Controller,
+    pub(super) power: &'a mut Power,
     heat: Option<&'a mut Heat>,
     rng: &'a mut Rng,
     jobs: Vec<Job<'s>>,
@@ -336,13 +328,40 @@ struct ClosedLoop<'a, 's> {
     /// Jobs waiting for their flow's share, a slot each.
     parked: Vec<usize>,
     /// The step's figures.
-    rec: &'a mut Recorder,
+    pub(super) rec: &'a mut Recorder,
     /// No work of the step may end after this ([`bounds::MAX_STEP_S`] from its start).
-    step_end: u64,
+    pub(super) step_end: u64,
     /// When each slot of each job's queue is free, earliest first.
     events: Events,
     /// When every command issued so far has completed.
-    all_done: u64,
+    pub(super) all_done: u64,
+}
+
+impl<'a, 's> ClosedLoop<'a, 's> {
+    /// The loop of a step starting at `t0` on `dev`, recording its figures in `rec`.
+    pub(super) fn new(
+        dev: &'a mut Controller,
+        power: &'a mut Power,
+        heat: Option<&'a mut Heat>,
+        rng: &'a mut Rng,
+        jobs: Vec<Job<'s>>,
+        rec: &'a mut Recorder,
+        t0: u64,
+    ) -> ClosedLoop<'a, 's> {
+        ClosedLoop {
+            dev,
+            power,
+            heat,
+            rng,
+            jobs,
+            groups: Vec::new(),
+            parked: Vec::new(),
+            rec,
+            step_end: t0.saturating_add(ns_from_s(bounds::MAX_STEP_S)),
+            events: Events::new(t0, 0),
+            all_done: t0,
+        }
+    }
 }
 
 impl ClosedLoop<'_, '_> {
@@ -582,7 +601,7 @@ impl ClosedLoop<'_, '_> {
 
     /// The host idles from `t0` to `t1`, in the step's `time`: the drive does its own work
     /// and may fall to a lower power state.
-    fn idle(&mut self, t0: u64, t1: u64, time: StepTime) -> Result<(), Stop> {
+    pub(super) fn idle(&mut self, t0: u64, t1: u64, time: StepTime) -> Result<(), Stop> {
         let before = self.dev.work();
         self.dev.idle(t0, t1);
         let dev = &*self.dev;
@@ -600,7 +619,7 @@ impl ClosedLoop<'_, '_> {
     /// A command the host issues at `t`: when the drive fetches it. A drive that heats is
     /// heated up to `t` when a tick has passed, and fetches later while it throttles.
     #[inline]
-    fn fetched_at(&mut self, t: u64) -> Result<u64, Stop> {
+    pub(super) fn fetched_at(&mut self, t: u64) -> Result<u64, Stop> {
         let Some(heat) = self.heat.as_deref_mut() else {
             return Ok(t);
         };
@@ -625,7 +644,7 @@ pub(super) fn drive_energy(power: &Power, dev: &Controller, t: u64) -> f64 {
 
 /// Issue `command` to the drive at `t`; returns its completion time.
 #[inline(always)]
-fn issue(dev: &mut Controller, command: Command, t: u64) -> u64 {
+pub(super) fn issue(dev: &mut Controller, command: Command, t: u64) -> u64 {
     let (lba, bs) = (lba_of(command), command.bs);
     // The 4 KiB units the command touches, from the one it starts in.
     let units = (command.offset % UNIT + bs).div_ceil(UNIT);

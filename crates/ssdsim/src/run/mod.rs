@@ -24,10 +24,16 @@ mod commands;
 #[cfg(test)]
 mod job_tests;
 mod recorder;
+mod replay;
 mod spread;
 mod steady;
 #[cfg(test)]
 mod tests;
+mod trace;
+#[cfg(test)]
+mod trace_tests;
+
+pub use trace::check as check_trace;
 
 use crate::bounds;
 use crate::config::DriveConfig;
@@ -35,11 +41,11 @@ use crate::controller::Controller;
 use crate::geometry::UNIT;
 use crate::power::{Platform, Power};
 use crate::rng::Rng;
-use crate::step::{Counters, SimError, Step, StepResult};
+use crate::step::{Counters, SimError, Step, StepResult, TraceReplay};
 use crate::thermal::{Heat, Overheated, ThermalLimits, ThermalLog};
-use crate::time::NS_PER_S;
+use crate::time::{ns_from_s, NS_PER_S};
 use crate::wear::{age::Age, retention::PowerOff, WearSummary};
-use closed_loop::{Job, Stop};
+use closed_loop::{ClosedLoop, Job, Stop, Timing};
 use recorder::Recorder;
 
 /// The most virtual time a drive may live (146 years): far below `u64::MAX` ns, so that
@@ -228,21 +234,28 @@ impl Drive {
             self.dev.prefault();
         }
         let mut rec = Recorder::new(step, t0);
-        let reports = step.reports_jobs();
-        let jobs = step
-            .jobs()
-            .map(|j| Job::new(j, t0, &mut self.rng, reports))
-            .collect();
-        let ran = closed_loop::run(
-            &mut self.dev,
-            &mut self.power,
-            self.heat.as_mut(),
-            &mut self.rng,
-            step,
-            jobs,
-            &mut rec,
-            t0,
-        );
+        let ran = match &step.trace {
+            Some(trace) => self
+                .replay(step, trace, &mut rec, t0)
+                .map(|timing| (timing, vec![])),
+            None => {
+                let reports = step.reports_jobs();
+                let jobs = step
+                    .jobs()
+                    .map(|j| Job::new(j, t0, &mut self.rng, reports))
+                    .collect();
+                closed_loop::run(
+                    &mut self.dev,
+                    &mut self.power,
+                    self.heat.as_mut(),
+                    &mut self.rng,
+                    step,
+                    jobs,
+                    &mut rec,
+                    t0,
+                )
+            }
+        };
         match ran {
             Ok((timing, jobs)) => {
                 self.now = timing.end;
@@ -267,7 +280,41 @@ impl Drive {
                 self.now = self.dev.quiet_at();
                 Err(SimError::read_only(&step.label))
             }
+            Err(Stop::BadTrace(why)) => {
+                self.now = self.dev.quiet_at();
+                Err(SimError::Step(format!("step {}: {why}", step.label)))
+            }
         }
+    }
+
+    /// The records of `trace` as the commands of `step`, from `t0` (see [`replay`]).
+    fn replay(
+        &mut self,
+        step: &Step,
+        trace: &TraceReplay,
+        rec: &mut Recorder,
+        t0: u64,
+    ) -> Result<Timing, Stop> {
+        let mut reader =
+            trace::TraceReader::open(trace, step.offset, step.size).map_err(Stop::BadTrace)?;
+        let mut lp = ClosedLoop::new(
+            &mut self.dev,
+            &mut self.power,
+            self.heat.as_mut(),
+            &mut self.rng,
+            vec![],
+            rec,
+            t0,
+        );
+        let idle_after = ns_from_s(step.idle_after);
+        replay::replay(
+            &mut lp,
+            &mut reader,
+            trace.timed,
+            step.iodepth,
+            t0,
+            idle_after,
+        )
     }
 
     /// An `age` step: the drive's wear set as a history of writes would have left it, and
