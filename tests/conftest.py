@@ -12,12 +12,13 @@ SCRATCH_ROOT = Path(os.environ.get("SSDLAB_TEST_SCRATCH", "/var/tmp"))
 
 @pytest.fixture(scope="session", autouse=True)
 def private_tmpdir(tmp_path_factory):
-    """The temporary files of every ssdlab the tests start (fio's job files) go below pytest's
+    """The temporary files of every ssdlab the tests start (fio's job files, prepared traces) go below pytest's
     own temporary directory, of which pytest keeps the last three: a run killed with SIGKILL
     leaves its files there, not in /tmp."""
     path = tmp_path_factory.mktemp("tmpdir")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TMPDIR", str(path))
+        patch.setenv("SSDLAB_TRACE_CACHE", str(path / "traces"))  # prepared traces (traces/cache.py)
         patch.setattr(tempfile, "tempdir", None)  # tempfile caches the directory it chose
         yield path
 

@@ -24,9 +24,19 @@ from ssdlab.backends.sim_host import (
     Cooling,
     SimHost,
 )
-from ssdlab.catalogue import Endurance, Retention, Scale, check_selection, compile_tests, estimated_seconds, lookup
+from ssdlab.catalogue import (
+    Endurance,
+    Retention,
+    Scale,
+    TraceReplayTest,
+    check_selection,
+    compile_tests,
+    estimated_seconds,
+    lookup,
+)
 from ssdlab.catalogue import endurance as endurance_test
 from ssdlab.catalogue import retention as retention_test
+from ssdlab.catalogue import trace as trace_test
 from ssdlab.errors import Interrupted, SsdlabError, validation_problems
 from ssdlab.execution import Reporter, execute
 from ssdlab.external import Commands
@@ -76,6 +86,16 @@ class RunRequest:
     endurance_volume: str | None = None  # --endurance-volume
     endurance_workload: str | None = None  # --endurance-workload
     endurance_probes: int | None = None  # --endurance-probes
+    # the trace test's traces and how they are fitted and replayed (catalogue/trace.py)
+    traces: tuple[str, ...] = ()  # --trace, once per trace
+    trace_format: str | None = None  # --trace-format
+    trace_device: str | None = None  # --trace-device
+    trace_fit: str | None = None  # --trace-fit wrap|scale
+    trace_block: int | None = None  # --trace-block
+    idle_cap_ms: float | None = None  # --idle-cap-ms
+    trace_speed: float | None = None  # --trace-speed
+    no_timing: bool = False  # --no-timing
+    trace_qd: int | None = None  # --trace-qd
 
 
 def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
@@ -109,6 +129,24 @@ def endurance_fields(request: RunRequest, test_ids: list[str], preset_text: str 
         return None
     return endurance_test.endurance_plan(request.endurance_volume, request.endurance_workload,
                                          request.endurance_probes, preset_text, simulated=preset_text is not None)
+
+
+def trace_fields(request: RunRequest, test_ids: list[str]) -> dict | None:
+    """The trace test's fields the options give (None without that test), refused out of bounds,
+    or when given without the test."""
+    given = [name for name, value in (("--trace", request.traces), ("--trace-format", request.trace_format),
+                                      ("--trace-device", request.trace_device), ("--trace-fit", request.trace_fit),
+                                      ("--trace-block", request.trace_block), ("--idle-cap-ms", request.idle_cap_ms),
+                                      ("--trace-speed", request.trace_speed), ("--no-timing", request.no_timing),
+                                      ("--trace-qd", request.trace_qd)) if value not in (None, (), False)]
+    if not any(isinstance(lookup(t), TraceReplayTest) for t in test_ids):
+        if given:
+            raise SsdlabError(f"{' and '.join(given)} set the trace test, which the selected tests do not include: "
+                              "add `--suite trace`, or leave them out")
+        return None
+    return trace_test.trace_plan(request.traces, request.trace_format, request.trace_device, request.trace_fit,
+                                 request.trace_block, request.idle_cap_ms, request.trace_speed, request.no_timing,
+                                 request.trace_qd)
 
 
 def default_file_size(test_ids: list[str], scale: Scale) -> int:
@@ -174,7 +212,7 @@ def dry_run_document(request: RunRequest) -> dict:
     simulated = open_simulated(request.target, host=host, age=request.age)[0] if host is not None else None
     capacity = simulated.capacity if simulated else planned_capacity(request, test_ids)
     endurance = endurance_fields(request, test_ids, simulated.preset.text if simulated else None)
-    tests = compile_tests(test_ids, request.scale, capacity, wait, endurance)
+    tests = compile_tests(test_ids, request.scale, capacity, wait, endurance, trace_fields(request, test_ids))
     skipped = planned_skips(request, tests, capacity, meter is not None, simulated)
     keys = ("rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwmixread",
             "idle_after", "label", "phase", "burst_bytes", "duty_cycle", "per_gib_series",
@@ -322,13 +360,15 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
             if request.age is not None:
                 options[SIM_AGE] = request.age.model_dump(mode="json")
             tests = compile_tests(test_ids, request.scale, capacity, wait,
-                                  endurance_fields(request, test_ids, backend.preset.text))
+                                  endurance_fields(request, test_ids, backend.preset.text),
+                                  trace_fields(request, test_ids))
             telemetry = _simulated_telemetry(request.target, backend)
         else:
             _refuse_waited_on(request, commands)
             capacity = planned_capacity(request, test_ids)
             # refused before anything is touched
-            tests = compile_tests(test_ids, request.scale, capacity, wait, endurance_fields(request, test_ids, None))
+            tests = compile_tests(test_ids, request.scale, capacity, wait, endurance_fields(request, test_ids, None),
+                                  trace_fields(request, test_ids))
             backend, ident, telemetry = _open(request.target, capacity, request.force, commands, holds,
                                               request.destroy_data, meter, sys_root)
             kind = TargetKind(backend.kind)

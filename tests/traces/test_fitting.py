@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from ssdlab.errors import SsdlabError
 from ssdlab.traces import Trace, fitting, prepared
-from ssdlab.traces.fitting import Fit, prepare
+from ssdlab.traces.fit import Fit
+from ssdlab.traces.fitting import prepare
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 T0 = 1_577_808_000_000_000  # an Alibaba timestamp, µs

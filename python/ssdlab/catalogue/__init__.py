@@ -15,12 +15,13 @@ from ssdlab.catalogue.lab import LAB_TESTS
 from ssdlab.catalogue.power import POWER_TESTS, PowerTest
 from ssdlab.catalogue.retention import RETENTION_TESTS, Retention
 from ssdlab.catalogue.scaling import Scale
+from ssdlab.catalogue.trace import TRACE_TESTS, TraceReplayTest
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Phase, PowerOff, Test
 
-Definition = TestDef | PowerTest | Retention | Endurance
+Definition = TestDef | PowerTest | Retention | Endurance | TraceReplayTest
 CATALOGUE: dict[str, Definition] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS, *POWER_TESTS,
-                                                      *AGED_TESTS, *RETENTION_TESTS, *ENDURANCE_TESTS)}
+                                                      *AGED_TESTS, *RETENTION_TESTS, *ENDURANCE_TESTS, *TRACE_TESTS)}
 
 
 def lookup(test_id: str) -> Definition:
@@ -46,14 +47,18 @@ def check_selection(test_ids: tuple[str, ...] | list[str], origin: str) -> None:
 
 
 def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity: int,
-                  retention: PowerOff | None = None, endurance: dict[str, Any] | None = None) -> list[Test]:
+                  retention: PowerOff | None = None, endurance: dict[str, Any] | None = None,
+                  trace: dict[str, Any] | None = None) -> list[Test]:
     """`retention`: the retention test's wait (--retention-days, --retention-c); else JEDEC's.
-    `endurance`: the endurance test's fields (endurance.endurance_plan), which it cannot do without."""
+    `endurance`: the endurance test's fields (endurance.endurance_plan), which it cannot do without;
+    `trace`: the trace test's (trace.trace_plan), its traces among them."""
     def configured(d: Definition) -> Definition:
         if retention is not None and isinstance(d, Retention):
             return replace(d, wait=retention)
         if endurance is not None and isinstance(d, Endurance):
             return replace(d, **endurance)
+        if trace is not None and isinstance(d, TraceReplayTest):
+            return replace(d, **trace)
         return d
     return [configured(lookup(t)).compile(scale, capacity) for t in test_ids]
 
@@ -70,5 +75,5 @@ def estimated_seconds(test: Test, scale: Scale, repeat: int = 1) -> float:
     return sum(step_seconds(s) * (times if s.phase is Phase.MEASURE else 1) for s in test.steps) + beyond
 
 
-__all__ = ["CATALOGUE", "Definition", "Endurance", "PowerTest", "Retention", "Scale", "TestDef", "check_selection",
-           "compile_tests", "estimated_seconds", "lookup"]
+__all__ = ["CATALOGUE", "Definition", "Endurance", "PowerTest", "Retention", "Scale", "TestDef", "TraceReplayTest",
+           "check_selection", "compile_tests", "estimated_seconds", "lookup"]

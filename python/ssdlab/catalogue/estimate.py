@@ -1,7 +1,8 @@
 """How long steps take, roughly, before anything is measured: for `--dry-run` and the
 first ETA. The rates are those of a typical PCIe 3.0 TLC NVMe drive; real runs
 refine the ETA from measured progress. A rate-limited step takes its I/Os over
-the rate; a TRIM moves no data and is estimated at TRIM_MBPS of LBA range."""
+the rate; a TRIM moves no data and is estimated at TRIM_MBPS of LBA range. A trace replayed in
+time lasts at least as long as the trace, as replayed (traces/cache.py keeps that)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,11 @@ def busy_seconds(step: Step) -> float:
         return PURGE_S
     if step.phase in (Phase.AGE, Phase.OFF):
         return 0.0  # states the simulator sets, in no drive time
+    if step.trace is not None:
+        from ssdlab.traces.cache import replay_bytes, replay_seconds  # numpy's: only for a trace step
+
+        moved = replay_bytes(step.trace.path) / (nominal_mbps(step) * MB)
+        return max(moved, replay_seconds(step.trace.path) if step.trace.timed else 0.0)
     if step.rw is Op.TRIM:
         seconds = step.bytes_limit / (TRIM_MBPS * MB)
     elif step.rate_iops is not None:

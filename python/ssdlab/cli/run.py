@@ -106,6 +106,31 @@ def run_command(
     endurance_probes: Annotated[int | None, typer.Option(
         "--endurance-probes", metavar="N",
         help="the endurance test: write the volume in N intervals, probing after each (default 10)")] = None,
+    trace: Annotated[list[str] | None, typer.Option(
+        "--trace", metavar="FILE",
+        help="the trace test: a trace to replay, in any format `ssdlab trace stats` reads; once per trace")] = None,
+    trace_format: Annotated[str | None, typer.Option(
+        "--trace-format", metavar="FORMAT",
+        help="the trace test: the traces' format, when detection cannot tell")] = None,
+    trace_device: Annotated[str | None, typer.Option(
+        "--trace-device", metavar="DEVICE", help="the trace test: replay only this disk of a trace of several")] = None,
+    trace_fit: Annotated[str | None, typer.Option(
+        "--trace-fit", metavar="wrap|scale",
+        help="the trace test: offsets past the target wrap into it (default) or all scale by target / trace")] = None,
+    trace_block: Annotated[int | None, typer.Option(
+        "--trace-block", metavar="BYTES",
+        help="the trace test: the target's logical block; requests grow to whole blocks (default 4096)")] = None,
+    idle_cap_ms: Annotated[float | None, typer.Option(
+        "--idle-cap-ms", metavar="MS",
+        help="the trace test: longest gap between issue times (default 25, the reviews'; 0: no cap)")] = None,
+    trace_speed: Annotated[float | None, typer.Option(
+        "--trace-speed", metavar="X", help="the trace test: replay X times as fast as recorded (default 1)")] = None,
+    no_timing: Annotated[bool, typer.Option(
+        "--no-timing", help="the trace test: issue the records as fast as the drive takes them, --trace-qd at "
+                            "a time, instead of at their times")] = False,
+    trace_qd: Annotated[int | None, typer.Option(
+        "--trace-qd", metavar="N",
+        help="the trace test: most commands outstanding (default 1023 in time, 32 with --no-timing)")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan; touch nothing")] = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -118,7 +143,10 @@ def run_command(
         power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),
         apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states, cooling=cooling,
         ambient_c=ambient_c, age=_age(age), repeat=repeat, retention_days=retention_days, retention_c=retention_c,
-        endurance_volume=endurance_volume, endurance_workload=endurance_workload, endurance_probes=endurance_probes)
+        endurance_volume=endurance_volume, endurance_workload=endurance_workload, endurance_probes=endurance_probes,
+        traces=tuple(trace or ()), trace_format=trace_format, trace_device=trace_device, trace_fit=trace_fit,
+        trace_block=trace_block, idle_cap_ms=idle_cap_ms, trace_speed=trace_speed, no_timing=no_timing,
+        trace_qd=trace_qd)
     runs = plan([require_utf8(t, "the target") for t in targets], shared, jobs)
     if dry_run:
         _dry_run(runs.requests, json_out)

@@ -1,0 +1,94 @@
+"""Prepared traces kept between runs: a trace is parsed and fitted once per file, fit and
+target size, however many drives, states and runs replay it.
+
+Where: $SSDLAB_TRACE_CACHE, else $XDG_CACHE_HOME/ssdlab/traces (~/.cache/ssdlab/traces). Each
+prepared trace is KEY.trace (prepared.py) beside KEY.json (its fitting.Prepared), the key a
+hash of what made it: the trace file's path, size and modification time, its format, the fit
+and the target's size. Both are written under temporary names and renamed, so a run that
+stops while preparing leaves nothing half written that a later run could take.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from ssdlab.errors import SsdlabError
+from ssdlab.traces import prepared
+from ssdlab.traces.fit import Fit, Prepared
+from ssdlab.traces.fitting import prepare
+from ssdlab.traces.reader import Trace
+
+VERSION = 1  # of the preparation: a change that alters prepared records bumps it
+
+
+def directory() -> Path:
+    if explicit := os.environ.get("SSDLAB_TRACE_CACHE"):
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ssdlab" / "traces"
+
+
+def prepared_trace(path: Path, format_name: str | None, fit: Fit, target_bytes: int,
+                   progress: Callable[[float], None] | None = None) -> Prepared:
+    """The trace at `path` fitted to a target of `target_bytes`: from the cache, or prepared now."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise SsdlabError(f"trace {path}: {exc.strerror or exc}: give a trace file that exists") from None
+    identity = {"version": VERSION, "file": str(path.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+                "format": format_name, "fit": fit.model_dump(mode="json"), "target_bytes": target_bytes}
+    key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+    home = directory()
+    meta, data = home / f"{key}.json", home / f"{key}.trace"
+    if found := _kept(meta, data):
+        return found
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SsdlabError(f"cannot keep prepared traces in {home}: {exc.strerror or exc}; "
+                          "set SSDLAB_TRACE_CACHE to a writable directory") from None
+    partial = data.with_name(f"{data.name}.{os.getpid()}.part")
+    try:
+        made = prepare(Trace(path, format_name), fit, target_bytes, partial, progress)
+        made = made.model_copy(update={"path": str(data)})
+        meta_partial = meta.with_name(f"{meta.name}.{os.getpid()}.part")
+        meta_partial.write_text(made.model_dump_json())
+        partial.replace(data)
+        meta_partial.replace(meta)
+    finally:
+        partial.unlink(missing_ok=True)
+    return made
+
+
+def _kept(meta: Path, data: Path) -> Prepared | None:
+    """A prepared trace kept earlier, if both its files are there and agree."""
+    try:
+        found = Prepared.model_validate_json(meta.read_text())
+        if prepared.records(data) == found.records:
+            return found
+    except (OSError, ValueError, SsdlabError):
+        pass
+    return None
+
+
+def replay_seconds(path: str) -> float:
+    """How long the prepared trace at `path` lasts replayed in time (its last record's time);
+    0 when its description is not at hand."""
+    found = _description(path)
+    return found.duration_us / 1e6 if found else 0.0
+
+
+def replay_bytes(path: str) -> int:
+    """The bytes the prepared trace at `path` reads and writes (0 when its description is not at hand)."""
+    found = _description(path)
+    return found.bytes["read"] + found.bytes["write"] if found else 0
+
+
+def _description(path: str) -> Prepared | None:
+    try:
+        return Prepared.model_validate_json(Path(path).with_suffix(".json").read_text())
+    except (OSError, ValueError):
+        return None
