@@ -226,6 +226,19 @@ def wake_latency(name: str, title: str, rows: Rows, labels: Sequence[str]) -> Ch
     return _chart(name, title, alt.layer(spread, medians, points), rows=rows)
 
 
+def latency_distribution(name: str, title: str, rows: Rows, labels: Sequence[str]) -> Chart:
+    """Rows: run, state, latency_us, share (%); the share of commands completed within each
+    latency, a line per run (colour) and drive state (dash), latency on a log axis: the tail
+    where the lines reach 100 %."""
+    chart = _base("rows").mark_line(interpolate="step-after").encode(
+        x=alt.X("latency_us:Q", title="completion latency (µs)", scale=alt.Scale(type="log")),
+        y=alt.Y("share:Q", title="commands completed within it (%)", scale=alt.Scale(domain=[0, 100])),
+        color=_by_run(alt.Color, labels),
+        strokeDash=alt.StrokeDash("state:N", title="drive", legend=alt.Legend(orient="bottom")),
+        tooltip=["run:N", "state:N", alt.Tooltip("latency_us:Q", format=",.1f"), alt.Tooltip("share:Q", format=".3f")])
+    return _chart(name, title, chart, rows=rows)
+
+
 def _decades(low: float, high: float) -> list[float]:
     """Ticks of a symlog axis from `low` to `high`: 0 and the powers of ten each side of it
     (Vega's own leave the decades near 0 bare)."""

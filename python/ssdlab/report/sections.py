@@ -16,7 +16,8 @@ and where telemetry was read, the temperature beside the throughput with the
 throttle events marked, a table of those events, and the drive's health before
 and after the test. A power test's score adds its own charts (power_sections.py) and
 tables (power_tables.py), an endurance test's its figures against the data written
-(endurance_sections.py). A run with more than FILL_CHARTS fills (an endurance test's probes)
+(endurance_sections.py), a trace test's its traces empty and full side by side
+(trace_sections.py). A run with more than FILL_CHARTS fills (an endurance test's probes)
 has them in one chart only.
 """
 
@@ -43,6 +44,7 @@ from ssdlab.report.charts import (
 from ssdlab.report.data import ReportData, TestGroup
 from ssdlab.report.endurance_sections import endurance_charts
 from ssdlab.report.power_sections import power_charts
+from ssdlab.report.trace_sections import is_trace, trace_charts, trace_findings, trace_tables
 from ssdlab.store import StepRecord
 from ssdlab.units import KiB
 
@@ -109,8 +111,13 @@ def _section(group: TestGroup, labels: list[str]) -> Section:
                    findings=(*skipped, *view.findings),
                    charts=tuple([*power_charts(group, labels), *endurance_charts(group, labels), *view.charts,
                                  *extra]),
-                   tables=(*_power_tables(group), _step_table(group), *([throttles] if throttles else []),
+                   tables=(*_power_tables(group), *_trace_tables(group), _step_table(group),
+                           *([throttles] if throttles else []),
                            *_health_tables(group), _conditions_table(group)))
+
+
+def _trace_tables(group: TestGroup) -> list[Table]:
+    return [Table(caption, header, tuple(rows)) for caption, header, rows in trace_tables(group)]
 
 
 def _power_tables(group: TestGroup) -> list[Table]:
@@ -123,6 +130,12 @@ def distinct(steps: Sequence[StepRecord], key: Callable[[StepRecord], object]) -
 
 
 FILL_CHARTS = 4
+
+
+@shape("trace", is_trace)
+def _trace(group: TestGroup, labels: list[str]) -> ShapeView:
+    """Traces replayed (before the other shapes: their steps' read shares are not a mix sweep)."""
+    return ShapeView(trace_charts(group, labels), trace_findings(group))
 
 
 @shape("fill", lambda steps: any(s.result.per_gib for s in steps))
