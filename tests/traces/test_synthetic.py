@@ -1,15 +1,21 @@
 """The built-in synthetic traces: their stated figures (METHODOLOGY.md section 6) met at
 scale 1, counted from the generator's chunks; seeds; the shape of the arrivals, sizes and
-addresses; refusals."""
+addresses; refusals; and `ssdlab trace list` and `trace make`, in-process and once
+through the real command line."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
+import typer
+from typer.testing import CliRunner
 
+from ssdlab.cli.trace import trace_app
 from ssdlab.errors import SsdlabError
-from ssdlab.traces import Op, prepared
-from ssdlab.traces.stats import IDLE_GAP_US
+from ssdlab.traces import Op, Trace, prepared
+from ssdlab.traces.stats import IDLE_GAP_US, trace_stats
 from ssdlab.traces.synthetic import (
     BUILTIN,
     MAX_QD,
@@ -21,7 +27,9 @@ from ssdlab.traces.synthetic import (
     parse_zones,
     variant,
 )
+from ssdlab.traces.writers import WRITABLE
 from ssdlab.units import GB, KiB, TiB
+from tests.conftest import run_cli
 
 READ, WRITE = prepared.OP_CODE[Op.READ], prepared.OP_CODE[Op.WRITE]
 # METHODOLOGY.md section 6's table: bytes read and written
@@ -170,6 +178,100 @@ def test_variant_options_in_words_are_parsed_or_refused(parse, text, phrase):
     with pytest.raises(SsdlabError, match=phrase):
         parse(text)
     assert parse_sizes("4k:75,64K:25")[1].size == 64 * KiB
+
+
+# -- the command line ------------------------------------------------------------------------
+
+@pytest.fixture
+def ssdlab():
+    """`ssdlab trace ...` in-process, mounted as main.py mounts it (an SsdlabError comes out
+    as the exception: main turns it into its message and exit status 2)."""
+    app = typer.Typer()
+    app.add_typer(trace_app, name="trace")
+    return lambda *args: CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_trace_list_says_they_are_synthetic_and_not_the_reviews(ssdlab):
+    result = ssdlab("trace", "list", "--json")
+    listed = json.loads(result.stdout)
+    assert [t["name"] for t in listed["traces"]] == ["destroyer-like", "heavy-like", "light-like"]
+    assert "not the reviews' traces" in listed["note"] and all("not the reviews' traces" in t["about"]
+                                                               for t in listed["traces"])
+    table = ssdlab("trace", "list").stdout
+    assert "1583 GB" in table and "73%" in table and "not the reviews' traces" in table
+
+
+@pytest.mark.parametrize("fmt", [f for f in WRITABLE if f not in ("fio-v2", "tencent")])
+def test_trace_make_writes_each_format_that_reads_back_as_made(ssdlab, tmp_path, fmt):
+    out = tmp_path / f"t.{fmt}"
+    result = ssdlab("trace", "make", "light-like", "-o", out, "--format", fmt, "--scale", "0.0005", "--seed", "3",
+                    "--json")
+    assert result.exit_code == 0, result.output
+    made = json.loads(result.stdout)
+    assert made["records"] > 1000 and made["read_bytes"] == pytest.approx(9 * 10**6, rel=0.05)
+    if fmt == "prepared":
+        assert prepared.records(out) == made["records"]
+        return
+    stats = trace_stats(Trace(out))
+    assert (stats["records"], stats["ops"]["read"]["bytes"], stats["ops"]["write"]["bytes"]) == (
+        made["records"], made["read_bytes"], made["write_bytes"])
+    assert stats["duration_us"] == made["duration_us"]
+
+
+def test_trace_make_takes_variants_and_the_format_from_the_name(ssdlab, tmp_path):
+    out = tmp_path / "v.csv.gz"
+    result = ssdlab("trace", "make", "heavy-like", "-o", out, "--scale", "0.001", "--written", "400GB",
+                    "--sizes", "4k:50,16k:50", "--zones", "80/20,20/80", "--device-size", "64GiB", "--json")
+    assert result.exit_code == 0, result.output
+    made = json.loads(result.stdout)
+    assert made["format"] == "csv" and made["write_bytes"] == pytest.approx(400 * 10**6, rel=0.02)
+    assert made["variant"]["--written"] == 400 * GB and made["footprint"] <= 64 * 2**30
+    assert any("reads are" in note for note in made["notes"])
+    assert {r.length for r in Trace(out) if r.op is Op.READ} <= {4096, 16384, 131072}
+    text = ssdlab("trace", "make", "light-like", "-o", tmp_path / "x.iolog", "--scale", "0.0001").stdout
+    assert "as fio-v3" in text and "not the reviews' traces" in text
+
+
+@pytest.mark.parametrize(("args", "phrase"), [
+    (["nope", "-o", "x.csv"], "unknown built-in trace 'nope': the built-in traces are destroyer-like, heavy-like"),
+    (["light-like", "-o", "x.csv", "--scale", "0"], "a trace's scale must be from 1e-06 to 10, not 0"),
+    (["light-like", "-o", "x.csv", "--scale", "nan"], "a trace's scale must be from 1e-06 to 10, not nan"),
+    (["light-like", "-o", "x.csv", "--seed", "-1"], "a seed must be a whole number from 0"),
+    (["light-like", "-o", "x.txt"], "name the format with --format"),
+    (["light-like", "-o", "x", "--format", "tencent"], "tencent cannot hold the trace's µs timing"),
+    (["light-like", "-o", "x", "--format", "blktrace"], "cannot write a trace as 'blktrace'"),
+    (["light-like", "-o", "x.prepared.gz"], "a prepared trace is not compressed"),
+    (["light-like", "-o", "missing/x.csv"], "cannot write the trace missing/x.csv: No such file or directory"),
+    (["light-like", "-o", "x.csv", "--zipf", "1", "--zones", "100/100"], "--zipf and --zones are two localities"),
+    (["light-like", "-o", "x.csv", "--zipf", "-1"], "light-like: --zipf: Input should be greater than 0"),
+    (["light-like", "-o", "x.csv", "--mean-qd", "40"], "light-like: --mean-qd: Input should be less than or equal"),
+    (["light-like", "-o", "x.csv", "--read", "lots"], "--read: cannot read 'lots' as a size"),
+    (["light-like", "-o", "x.csv", "--device", "a,b"], "cannot be a device in a comma-separated trace"),
+])
+def test_bad_input_to_trace_make_is_a_clear_refusal(ssdlab, tmp_path, monkeypatch, args, phrase):
+    monkeypatch.chdir(tmp_path)
+    result = ssdlab("trace", "make", *args)
+    assert isinstance(result.exception, SsdlabError), result.output
+    assert phrase in str(result.exception)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_trace_make_refuses_to_replace_a_file_without_force(ssdlab, tmp_path):
+    out = tmp_path / "t.csv"
+    out.write_text("mine")
+    result = ssdlab("trace", "make", "light-like", "-o", out, "--scale", "0.0001")
+    assert "exists: add --force to replace it" in str(result.exception) and out.read_text() == "mine"
+    assert ssdlab("trace", "make", "light-like", "-o", out, "--scale", "0.0001", "--force").exit_code == 0
+    assert out.read_text().startswith("time_us,op,offset,length,device\n")
+
+
+def test_through_the_command_line_a_made_trace_is_read_by_trace_stats(tmp_path):
+    out = tmp_path / "light.iolog.xz"
+    run_cli("trace", "make", "light-like", "-o", out, "--scale", "0.001", "--coarse", "--format", "fio-v2")
+    stats = json.loads(run_cli("trace", "stats", out, "--json").stdout)
+    assert stats["format"] == "fio-v2" and stats["ops"]["write"]["bytes"] == pytest.approx(23.3e6, rel=0.02)
+    refused = run_cli("trace", "make", "light-like", "-o", out, "--scale", "99", check=False)
+    assert refused.returncode == 2 and "scale must be from" in refused.stderr and "Traceback" not in refused.stderr
 
 
 def test_one_tb_is_the_default_device():

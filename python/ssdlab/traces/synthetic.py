@@ -54,7 +54,7 @@ from ssdlab.traces import prepared
 from ssdlab.traces.prepared import OP_CODE
 from ssdlab.traces.record import MAX_END, Op
 from ssdlab.traces.stats import IDLE_GAP_US
-from ssdlab.units import GB, KiB, MiB, format_bytes, parse_size
+from ssdlab.units import GB, KiB, MiB, parse_size
 
 BLOCK = 4096  # every offset and length is whole 4 KiB blocks, the logical block of client drives
 REGION = MiB  # the unit of locality: a zipf rank or a zone picks one of these
@@ -195,8 +195,8 @@ class TraceSpec(_Part):
         low, high = self.read_shares()
         if not low - 1e-9 <= r <= high + 1e-9:
             raise SsdlabError(
-                f"{self.name}: reads cannot be {r:.1%} of the requests with {format_bytes(self.read_bytes)} read, "
-                f"{format_bytes(self.write_bytes)} written, {self.sequential_share:.0%} of the bytes sequential and "
+                f"{self.name}: reads cannot be {r:.1%} of the requests with {self.read_bytes / GB:.4g} GB read, "
+                f"{self.write_bytes / GB:.4g} GB written, {self.sequential_share:.0%} of the bytes sequential and "
                 f"these request sizes: between {low:.1%} and {high:.1%} can")
         reads = ((1 - r) * self.read_bytes - r * self.write_bytes) / self._cut() + r * sequential
         reads = min(max(reads, max(0.0, sequential - self.write_bytes)), min(float(self.read_bytes), sequential))
@@ -250,7 +250,7 @@ BUILTIN: dict[str, TraceSpec] = {spec.name: spec for spec in (
         footprint=600 * GB,  # estimate: much of a 1 TB drive, not all of it
         idle_share=0.8,  # estimate: "much idle time" (METHODOLOGY.md section 6)
         # Estimates: 10 h, so that busy periods ask some hundreds of MB/s, which fast SATA
-        # drives served; bursts of 4096 requests, idle gaps then average 0.6 s
+        # drives served; bursts of 4096 requests, idle gaps then average 1.2 s
         duration_s=10 * 3600, burst_requests=4096),
     TraceSpec(
         name="heavy-like",
