@@ -192,8 +192,11 @@ VOLUMES = [b"1TB", b"100%", b"0.5tb", b"0TB", b"-1TB", b"1e400TB", b"nan%", b"60
 PROBES = [b"1", b"10", b"0", b"-3", b"1001", b"ten", b"99999999999999999999"]
 WORKLOADS = [b"seq", b"random", b"jesd219", b"JESD219", b"zipf", b""]
 # One trace per format (docs/traces.md), to mutate: MSR, Alibaba, SYSTOR '17, Tencent, fio
-# iolog v3, named columns.
-TRACES = [b"128166372003061629,usr,0,Read,3968475136,4096,1135\n128166372003061634,usr,0,Write,8192,65536,40\n",
+# iolog v3, named columns, and a real blktrace capture (its two per-CPU files; the first
+# alone in TRACES).
+BLKTRACE = [(ROOT / "tests" / "traces" / "data" / f"loop512.blktrace.{cpu}").read_bytes() for cpu in (0, 1)]
+TRACES = [BLKTRACE[0],
+          b"128166372003061629,usr,0,Read,3968475136,4096,1135\n128166372003061634,usr,0,Write,8192,65536,40\n",
           b"0,R,126703644672,4096,1577808000000626\n0,W,126703648768,16384,1577808000000700\n",
           b"Timestamp,Response,IOType,LUN,Offset,Size\n1456135200.013118000,0.000806000,R,4,899056122368,131072\n",
           b"1538323200,2008,8,1,1283\n1538323201,16,8,0,77\n",
@@ -289,7 +292,11 @@ def option_case(rng: random.Random, seeds: Seeds) -> Case:
 
 
 def trace_case(rng: random.Random, seeds: Seeds) -> Case:
-    """A trace in one of the formats, mutated, read by `trace stats`."""
+    """A trace in one of the formats, mutated, read by `trace stats`; or a blktrace's
+    per-CPU files, each mutated, read as one trace."""
+    if rng.random() < 0.1:
+        files = {f"t.blktrace.{cpu}": mutate(rng, data) for cpu, data in enumerate(BLKTRACE)}
+        return Case("trace", [[b"trace", b"stats", b"t.blktrace.0", b"--json"]], files)
     return Case("trace", [[b"trace", b"stats", b"t.trace", b"--json"]], {"t.trace": mutate(rng, rng.choice(TRACES))})
 
 

@@ -89,8 +89,8 @@ def test_an_unknown_format_names_the_formats_known(tmp_path):
 
 
 def test_an_unknown_format_name_is_refused(tmp_path):
-    with pytest.raises(SsdlabError, match="unknown trace format 'blktrace': the formats are fio-v2"):
-        Trace(write(tmp_path, "t", ALI.format(1)), "blktrace")
+    with pytest.raises(SsdlabError, match="unknown trace format 'spc': the formats are fio-v2"):
+        Trace(write(tmp_path, "t", ALI.format(1)), "spc")
 
 
 def test_a_named_format_whose_first_line_cannot_start_it(tmp_path):

@@ -1,9 +1,11 @@
-"""Every reader, fed lines hypothesis invents: each read gives checked records or an
-SsdlabError, never anything else (a TypeError, an OverflowError... would be a traceback)."""
+"""Every reader, fed lines hypothesis invents (blktrace's, real captures hypothesis
+damages): each read gives checked records or an SsdlabError, never anything else (a
+TypeError, an OverflowError, a struct.error... would be a traceback)."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,9 +13,11 @@ from hypothesis import strategies as st
 
 from ssdlab.errors import SsdlabError
 from ssdlab.traces import Op, Record, Trace
-from ssdlab.traces.formats import BY_NAME
+from ssdlab.traces.formats import BINARY, BY_NAME
 from ssdlab.traces.record import MAX_END, MAX_TIME_US
 from tests.traces.samples import SAMPLES
+
+CAPTURES = sorted((Path(__file__).parent / "data").glob("*.blktrace.*"))
 
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -59,7 +63,11 @@ def assert_checked(records: list[Record] | None) -> None:
         assert not isinstance(r.time_us, float) or math.isfinite(r.time_us)
 
 
-@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_every_format_is_fuzzed():
+    assert set(BY_NAME) == set(SAMPLES) | {fmt.name for fmt in BINARY}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
 @FAST
 @given(data=st.data())
 def test_every_reader_gives_records_or_an_ssdlab_error(tmp_path, name, data):
@@ -80,3 +88,54 @@ def test_any_bytes_give_records_or_an_ssdlab_error(tmp_path, data):
     path = tmp_path / "trace"
     path.write_bytes(data)
     assert_checked(read_all(path))
+
+
+# Ways to damage a binary capture: at a place, by a number of bytes
+edits = st.one_of(
+    st.tuples(st.just("flip"), st.integers(0, 1 << 16), st.integers(0, 7)),  # one bit
+    st.tuples(st.just("set"), st.integers(0, 1 << 16), st.binary(min_size=1, max_size=8)),  # bytes overwritten
+    st.tuples(st.just("cut"), st.integers(0, 1 << 16), st.just(0)),  # the end cut off there
+    st.tuples(st.just("insert"), st.integers(0, 1 << 16), st.binary(max_size=60)),
+    st.tuples(st.just("drop"), st.integers(0, 1 << 16), st.integers(1, 60)),
+    st.tuples(st.just("splice"), st.integers(0, 1 << 16), st.integers(0, 1 << 16)),  # a piece of itself again
+)
+
+
+def damaged(data: bytes, edit: tuple) -> bytes:
+    kind, at, value = edit
+    at %= len(data) + 1
+    if kind == "flip":
+        if not data:
+            return data
+        at %= len(data)
+        return data[:at] + bytes([data[at] ^ (1 << value)]) + data[at + 1:]
+    if kind == "set":
+        return data[:at] + value + data[at + len(value):]
+    if kind == "cut":
+        return data[:at]
+    if kind == "insert":
+        return data[:at] + value + data[at:]
+    if kind == "drop":
+        return data[:at] + data[at + value:]
+    start = value % (len(data) + 1)
+    return data[:at] + data[start:start + 96] + data[at:]
+
+
+@FAST
+@given(data=st.data())
+def test_damaged_blktrace_captures_give_records_or_an_ssdlab_error(tmp_path, data):
+    """A real capture (per CPU files, or one of them alone) with a few bits, bytes or
+    pieces changed, read with and without --format."""
+    per_cpu = data.draw(st.booleans(), "per-CPU files")
+    name = data.draw(st.sampled_from(["loop512", "loop4k"]), "capture")
+    chosen = [capture for capture in CAPTURES if capture.name.startswith(name + ".")]
+    if not per_cpu:
+        chosen = [data.draw(st.sampled_from(chosen), "file")]
+    for index, capture in enumerate(chosen):
+        content = capture.read_bytes()
+        for edit in data.draw(st.lists(edits, max_size=3), f"edits of {capture.name}"):
+            content = damaged(content, edit)
+        (tmp_path / (f"t.blktrace.{index}" if per_cpu else "t")).write_bytes(content)
+    first = tmp_path / ("t.blktrace.0" if per_cpu else "t")
+    assert_checked(read_all(first))
+    assert_checked(read_all(first, "blktrace"))

@@ -1,4 +1,5 @@
-"""A trace file as lines of text, whatever it was compressed with.
+"""A trace file as lines of text (or, for a binary format, bytes), whatever it was
+compressed with.
 
 Compression is recognised by its magic bytes, not by the file's name (a .csv may be
 gzipped, a download may have lost its suffix): gzip, xz and bzip2 are read as they are
@@ -26,6 +27,7 @@ from typing import BinaryIO
 from ssdlab.errors import SsdlabError
 
 MAX_LINE = 1 << 16  # characters; a trace's lines have tens
+HEAD_BYTES = 64  # of the (decompressed) start, by which a binary format is recognised
 # What reading a damaged or truncated file raises, at any layer.
 DAMAGED = (OSError, EOFError, lzma.LZMAError, zlib.error)
 _DECOMPRESSORS = ((b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw)), (b"\xfd7zXZ\x00", lzma.LZMAFile),
@@ -36,18 +38,25 @@ _TAR_MAGIC_AT, _TAR_MAGIC = 257, b"ustar"  # in a tar archive's first header
 
 
 class Source:
-    """An open trace file: `lines` iterates its text from the first line, `fraction_read()`
-    says how far the reading got. A context manager; closing it closes every layer."""
+    """An open trace file: `head` holds its first HEAD_BYTES bytes (decompressed), `lines`
+    iterates its text from the first line (with `binary`, `data` reads its bytes instead),
+    `bytes_read()` how far the reading got. A context manager; closing it closes every
+    layer."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, binary: bool = False) -> None:
         self._stack = ExitStack()
         try:
             self._raw = self._stack.enter_context(open(path, "rb"))
-            self._size = os.fstat(self._raw.fileno()).st_size
+            self.size = os.fstat(self._raw.fileno()).st_size
         except OSError as exc:
             raise SsdlabError(f"cannot read the trace {path}: {exc.strerror or exc}") from None
         try:
-            lines = self._text_lines(path)
+            data = self._decompressed(path)
+            self.head = data.peek(HEAD_BYTES)[:HEAD_BYTES]
+            if binary:
+                self.data = data
+                return
+            lines = self._text_lines(data)
             first = next(lines, None)
         except DAMAGED as exc:
             self.close()
@@ -59,7 +68,7 @@ class Source:
         self.lines: Iterator[str] = lines if first is None else itertools.chain(
             [first.removeprefix("\ufeff")], lines)
 
-    def _text_lines(self, path: Path) -> Iterator[str]:
+    def _decompressed(self, path: Path) -> BinaryIO:
         data: BinaryIO = self._raw
         magic = data.peek(6)[:6]
         for prefix, refusal in _REFUSED.items():
@@ -71,12 +80,15 @@ class Source:
                 break
         if data.peek(_TAR_MAGIC_AT + 5)[_TAR_MAGIC_AT:_TAR_MAGIC_AT + 5] == _TAR_MAGIC:
             raise SsdlabError(f"{path} is a tar archive: extract the trace first (tar xf)")
+        return data
+
+    def _text_lines(self, data: BinaryIO) -> Iterator[str]:
         text = self._stack.enter_context(io.TextIOWrapper(data, encoding="utf-8", errors="replace"))
         return iter(functools.partial(text.readline, MAX_LINE), "")
 
-    def fraction_read(self) -> float:
-        """How much of the file (as stored, compressed or not) has been read, 0 to 1."""
-        return min(1.0, self._raw.tell() / self._size) if self._size else 1.0
+    def bytes_read(self) -> int:
+        """How much of the file as stored (compressed or not) has been read; of `size`."""
+        return self._raw.tell()
 
     def close(self) -> None:
         self._stack.close()
