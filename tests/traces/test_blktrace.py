@@ -5,6 +5,7 @@ the captures were recorded; the root tests record new ones the same way."""
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import json
 import os
@@ -13,6 +14,8 @@ import struct
 import subprocess
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -413,6 +416,28 @@ def test_the_cli_statistics_of_a_capture(tmp_path):
 # -- recording anew (root) -------------------------------------------------------------------
 
 TRACEFS = Path("/sys/kernel/tracing")
+DEBUGFS = Path("/sys/kernel/debug")
+# The kernel's block tracing is one machine-wide state: one test at a time uses it
+TRACING_LOCK = Path("/run/lock/ssdlab-blk-tracing.lock")
+
+
+@contextmanager
+def kernel_tracing(fstype: str, where: Path) -> Iterator[None]:
+    """The kernel's tracing to this test alone (a lock other workers wait on), with its
+    filesystem mounted at `where` while inside: unmounted after if it was not before."""
+    TRACING_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(TRACING_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        mounted = False
+        if not os.path.ismount(where):
+            if subprocess.run(["mount", "-t", fstype, fstype, str(where)], capture_output=True).returncode:
+                pytest.skip(f"cannot mount {fstype} here")
+            mounted = True
+        try:
+            yield
+        finally:
+            if mounted:
+                subprocess.run(["umount", str(where)], capture_output=True)
 
 
 def do_the_known_io(device: Path) -> None:
@@ -432,9 +457,11 @@ def do_the_known_io(device: Path) -> None:
 def capture_with_tracefs(device: Path, out: Path) -> Path:
     """The kernel's blk tracer, its binary output per CPU from tracefs: blk_io_trace
     records as blktrace(8) gets them from debugfs, which a kernel in lockdown refuses."""
-    if not (TRACEFS / "current_tracer").exists():
-        if subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], capture_output=True).returncode:
-            pytest.skip("no tracefs here")
+    with kernel_tracing("tracefs", TRACEFS):
+        return _capture_with_tracefs(device, out)
+
+
+def _capture_with_tracefs(device: Path, out: Path) -> Path:
     if "blk" not in (TRACEFS / "available_tracers").read_text().split():
         pytest.skip("this kernel has no blk tracer")
     if (TRACEFS / "current_tracer").read_text().strip() != "nop":
@@ -471,8 +498,11 @@ def capture_with_blktrace(device: Path, out: Path) -> Path:
     """blktrace(8) itself, where it is installed and the kernel lets it read debugfs."""
     if shutil.which("blktrace") is None:
         pytest.skip("blktrace is not installed")
-    if not Path("/sys/kernel/debug/block").is_dir():
-        subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"], capture_output=True)
+    with kernel_tracing("debugfs", DEBUGFS):
+        return _capture_with_blktrace(device, out)
+
+
+def _capture_with_blktrace(device: Path, out: Path) -> Path:
     tracer = subprocess.Popen(["blktrace", "-d", str(device), "-D", str(out), "-o", "cap"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1)
