@@ -8,12 +8,14 @@ import random
 import pytest
 
 from ssdlab import session
+from ssdlab.backends import sim
 from ssdlab.catalogue import Scale, compile_tests
 from ssdlab.catalogue.trace import DEFAULT_TIMED_QD, DEFAULT_UNTIMED_QD, trace_plan
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Op, Phase
+from ssdlab.model import Op, Phase, Step, TraceReplay
+from ssdlab.presets import load_preset
 from ssdlab.store import Store
-from ssdlab.traces import cache, fitting
+from ssdlab.traces import cache, fitting, prepared
 from ssdlab.units import GiB
 from tests.paths import SMALL_PRESET
 
@@ -137,3 +139,21 @@ def test_the_dry_run_estimates_a_timed_trace_by_its_duration(tmp_path):
     duration = (times[-1] - times[0]) / 1e6  # uncapped: every gap kept
     assert doc["estimated_seconds"] >= 2 * duration  # replayed twice, empty and full
     assert [s["label"] for s in doc["tests"][0]["steps"]][1] == "a.csv: empty drive"
+
+
+def test_a_long_replay_tells_its_progress_while_the_drive_runs_it(tmp_path, monkeypatch):
+    records = prepared.empty(400_000)
+    records["time_us"] = range(len(records))
+    records["offset"] = (records["time_us"] % 100_000) * 4096
+    records["length"] = 4096
+    with prepared.PreparedWriter(tmp_path / "t.trace") as writer:
+        writer.write(records)
+    backend = sim.SimBackend(load_preset(str(SMALL_PRESET)))
+    step = Step(label="t", rw=Op.RANDREAD, bs=4096, iodepth=32, size=GiB,
+                trace=TraceReplay(path=str(writer.path), records=len(records), timed=False))
+    told = []
+    monkeypatch.setattr(sim, "PROGRESS_S", 0.0005)
+    backend.run_step(step, lambda fraction, status: told.append((fraction, status)))
+    fractions = [f for f, _ in told]
+    assert len(told) > 2 and fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert any(status.endswith(" of 400,000 records") for _, status in told[:-1])

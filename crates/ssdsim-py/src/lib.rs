@@ -58,6 +58,21 @@ fn version() -> &'static str {
     ssdsim::VERSION
 }
 
+/// How far a drive's running step is, readable from another thread while the step runs (it
+/// releases the GIL): the records of a trace step issued so far.
+#[pyclass(module = "ssdlab._ssdsim", frozen)]
+struct Progress {
+    done: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+#[pymethods]
+impl Progress {
+    #[getter]
+    fn records(&self) -> u64 {
+        self.done.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// A simulated drive whose state persists from step to step.
 #[pyclass(module = "ssdlab._ssdsim", unsendable)]
 struct Drive {
@@ -133,6 +148,13 @@ impl Drive {
         self.failed = outcome.is_err();
         let result = outcome?.map_err(sim_error)?;
         result_to(py, &result)
+    }
+
+    /// The drive's progress counter (the same object for every step).
+    fn progress(&self) -> Progress {
+        Progress {
+            done: self.inner.progress(),
+        }
     }
 
     /// Cumulative counters and current state of the drive.
@@ -438,6 +460,7 @@ fn _ssdsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<Drive>()?;
+    m.add_class::<Progress>()?;
     m.add("PresetError", m.py().get_type::<PresetError>())?;
     m.add("StepError", m.py().get_type::<StepError>())?;
     m.add("DriveFailed", m.py().get_type::<DriveFailed>())?;

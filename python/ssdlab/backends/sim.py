@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -47,6 +48,7 @@ from ssdlab.model import (
 from ssdlab.presets import Preset
 
 ENGINE = "sim"
+PROGRESS_S = 0.5  # how often a long trace step's progress is told
 READ_ONLY_BIT = 3  # the health log's critical warning: the media has been made read-only
 
 
@@ -88,7 +90,8 @@ class SimBackend:
 
     def run_step(self, step: Step, progress: ProgressCallback | None = None) -> StepOutcome:
         started = datetime.now(UTC).isoformat(timespec="milliseconds")
-        raw = self._run(step)
+        with self._trace_progress(step, progress):
+            raw = self._run(step)
         if progress:
             progress(1.0, "")
         command = f"sim {self.preset.name}: {step.describe()}" + (" (purge)" if step.phase is Phase.PURGE else "")
@@ -119,6 +122,28 @@ class SimBackend:
                             read=DirectionResult.merge(reads))
         command = f"sim {self.preset.name}: {step.describe()}, one read at a time, idle {thinktime_s:g} s after each"
         return StepOutcome(result, (command,)), tuple(r.latency.max_ns for r in reads)
+
+    @contextmanager
+    def _trace_progress(self, step: Step, progress: ProgressCallback | None) -> Iterator[None]:
+        """While a trace step runs (the GIL released), its records issued so far told to
+        `progress` every PROGRESS_S from another thread: a replay of 10^8 records is minutes."""
+        if progress is None or step.trace is None:
+            yield
+            return
+        counter, total, over = self.drive.progress(), step.trace.records, threading.Event()
+
+        def tell() -> None:
+            while not over.wait(PROGRESS_S):
+                done = counter.records
+                progress(done / total, f"{done:,} of {total:,} records")
+
+        teller = threading.Thread(target=tell, name="trace progress", daemon=True)
+        teller.start()
+        try:
+            yield
+        finally:
+            over.set()
+            teller.join()
 
     @contextmanager
     def apst_off(self) -> Iterator[None]:

@@ -47,6 +47,8 @@ use crate::time::{ns_from_s, NS_PER_S};
 use crate::wear::{age::Age, retention::PowerOff, WearSummary};
 use closed_loop::{ClosedLoop, Job, Stop, Timing};
 use recorder::Recorder;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// The most virtual time a drive may live (146 years): far below `u64::MAX` ns, so that
 /// adding one step (at most a few times [`bounds::MAX_STEP_S`]) never overflows.
@@ -75,6 +77,8 @@ pub struct Drive {
     /// Powered-on time that ageing stands for, seconds (see [`Drive::age`]).
     aged_s: f64,
     power_cycles: u64,
+    /// Records of the running trace step issued so far (see [`Drive::progress`]).
+    progress: Arc<AtomicU64>,
 }
 
 impl Drive {
@@ -110,6 +114,7 @@ impl Drive {
             rng: Rng::new(seed),
             aged_s: 0.0,
             power_cycles: 1,
+            progress: Arc::default(),
         })
     }
 
@@ -123,6 +128,12 @@ impl Drive {
         }
         self.platform = platform;
         Ok(())
+    }
+
+    /// How far the running step is, read from another thread while it runs: the records of
+    /// a trace step issued so far, counted a block of records at a time (0 for other steps).
+    pub fn progress(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.progress)
     }
 
     /// The host's power management the drive is on now.
@@ -295,8 +306,10 @@ impl Drive {
         rec: &mut Recorder,
         t0: u64,
     ) -> Result<Timing, Stop> {
-        let mut reader =
-            trace::TraceReader::open(trace, step.offset, step.size).map_err(Stop::BadTrace)?;
+        self.progress.store(0, Ordering::Relaxed);
+        let progress = Arc::clone(&self.progress);
+        let mut reader = trace::TraceReader::open(trace, step.offset, step.size, progress)
+            .map_err(Stop::BadTrace)?;
         let mut lp = ClosedLoop::new(
             &mut self.dev,
             &mut self.power,

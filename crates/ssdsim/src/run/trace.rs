@@ -14,6 +14,8 @@ use super::commands::{Command, Dir};
 use crate::step::TraceReplay;
 use std::fs::File;
 use std::io::{BufReader, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SSDLTRC\x01";
 const HEADER_BYTES: u64 = 32;
@@ -78,11 +80,19 @@ pub(super) struct TraceReader {
     /// The span the records must fall in, bytes.
     start: u64,
     end: u64,
+    /// Records issued, told at each block read (the drive's [`crate::Drive::progress`]).
+    progress: Arc<AtomicU64>,
 }
 
 impl TraceReader {
-    /// The records of `trace` (checked by [`check`]), inside `offset..offset + size`.
-    pub(super) fn open(trace: &TraceReplay, offset: u64, size: u64) -> Result<TraceReader, String> {
+    /// The records of `trace` (checked by [`check`]), inside `offset..offset + size`; how many
+    /// were issued goes to `progress`.
+    pub(super) fn open(
+        trace: &TraceReplay,
+        offset: u64,
+        size: u64,
+        progress: Arc<AtomicU64>,
+    ) -> Result<TraceReader, String> {
         check(trace)?;
         let mut file = BufReader::with_capacity(
             BLOCK * RECORD_BYTES,
@@ -101,6 +111,7 @@ impl TraceReader {
             last_us: 0,
             start: offset,
             end: offset + size,
+            progress,
         })
     }
 
@@ -164,6 +175,8 @@ impl TraceReader {
 
     /// Read the next block of records; false when there are none left.
     fn refill(&mut self) -> Result<bool, String> {
+        // every record before this block has been issued
+        self.progress.store(self.count, Ordering::Relaxed);
         if self.unread == 0 {
             return Ok(false);
         }

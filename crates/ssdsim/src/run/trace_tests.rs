@@ -180,6 +180,17 @@ fn the_same_trace_replays_to_the_same_results() {
 }
 
 #[test]
+fn the_records_issued_are_counted_for_another_thread_to_read() {
+    let mut drive = Drive::new(small(0.7)).unwrap();
+    let progress = drive.progress();
+    let records: Vec<Rec> = (0..10_000).map(|i| (i, i % 900 * 4096, 4096, 0)).collect();
+    drive
+        .run(&trace_step(&drive, prepared(&records), 8))
+        .unwrap();
+    assert_eq!(progress.load(std::sync::atomic::Ordering::Relaxed), 10_000);
+}
+
+#[test]
 fn a_bad_trace_is_refused_naming_the_record() {
     let drive = Drive::new(small(0.7)).unwrap();
     let span = drive.whole_span(4096);
