@@ -310,9 +310,65 @@ def recover_case(rng: random.Random, seeds: Seeds) -> Case:
     return Case("recover", commands, needs_runs=True, damage=damage)
 
 
+# `trace make` (docs/traces.md): a built-in trace or nonsense, in a format or nonsense, at
+# the smallest scale (so that no value a mutation can reach makes a trace longer than a few
+# seconds to write) or a scale refused, with one option mutated, then read by `trace stats`.
+TRACE_NAMES = [b"light-like", b"heavy-like", b"destroyer-like", b"nope", b"", b"LIGHT-LIKE"]
+TRACE_FORMATS = [b"csv", b"fio-v3", b"msr", b"alibaba", b"systor", b"prepared", b"tencent", b"fio-v2",
+                 b"blktrace", b"nope"]
+MAKE_SCALES = [b"0.000001", b"0.000001", b"0.000001", b"1e-7", b"0", b"-1", b"nan", b"inf", b"11", b"x"]
+MAKE_OPTIONS = [(b"--seed", [b"0", b"7", b"-1", b"18446744073709551616", b"x"]),
+                (b"--device-size", [b"1TB", b"64GiB", b"1", b"0", b"-1G", b"1e3"]),
+                (b"--device", [b"0", b"/dev/sdb", b"a,b", b"a b", b" ", b"\xff"]),
+                (b"--read", [b"1GB", b"100GB", b"0", b"-5GB", b"2TB", b"nan"]),
+                (b"--written", [b"1GB", b"0", b"876GB", b"1e9"]),
+                (b"--read-share", [b"0.5", b"0", b"1", b"0.99", b"nan", b"2"]),
+                (b"--sequential-share", [b"0.6", b"0", b"1", b"-0.1"]),
+                (b"--sizes", [b"4k:60,8k:40", b"4k:100", b"3k:100", b"4k:60", b"4k:60,4k:40", b"2m:100", b":,"]),
+                (b"--sequential-size", [b"128k", b"4k", b"8m", b"16m", b"1"]),
+                (b"--run-length", [b"32m", b"4k", b"1", b"1t"]),
+                (b"--mean-qd", [b"5.5", b"1", b"32", b"33", b"0", b"nan"]),
+                (b"--qd1-share", [b"0.73", b"0", b"0.99", b"1"]),
+                (b"--zipf", [b"0.99", b"1", b"0", b"5", b"6", b"-1"]),
+                (b"--zones", [b"60/10,30/20,10/70", b"100/100", b"50/50", b"60/10,40", b"/", b"101/100,-1/0"]),
+                (b"--footprint", [b"48GB", b"64MiB", b"1", b"2PB"]),
+                (b"--idle-share", [b"0.8", b"0", b"0.99", b"1"]),
+                (b"--burst-requests", [b"512", b"2", b"1", b"1000000000"]),
+                (b"--duration", [b"7200", b"1", b"0", b"1e8", b"inf"])]
+_WRITTEN: list[bytes] = []
+
+
+def written_traces() -> list[bytes]:
+    """A few records of light-like as ssdlab's writers write them, in every text format."""
+    if not _WRITTEN:
+        from ssdlab.traces.synthetic import BUILTIN, Generator
+        from ssdlab.traces.writers import TEXT_WRITERS, write_trace
+        with tempfile.TemporaryDirectory() as work:
+            for name in TEXT_WRITERS:
+                path = Path(work) / name
+                write_trace(Generator(BUILTIN["light-like"], 2e-6, 1).chunks(), path, name)
+                _WRITTEN.append(path.read_bytes())
+    return _WRITTEN
+
+
+def make_case(rng: random.Random, seeds: Seeds) -> Case:
+    """`trace make` with mutated options, its output read by `trace stats`; or a trace as
+    the writers write it, in any text format, mutated, read by `trace stats`."""
+    stats = [b"trace", b"stats", b"out", b"--json"]
+    if rng.random() < 0.5:
+        return Case("make", [stats], {"out": mutate(rng, rng.choice(written_traces()))})
+    option, values = rng.choice(MAKE_OPTIONS)
+    coarse = [b"--coarse"] if rng.random() < 0.3 else []
+    make = [b"trace", b"make", argument(rng, TRACE_NAMES) if rng.random() < 0.2 else rng.choice(TRACE_NAMES[:3]),
+            b"-o", b"out", b"--format", argument(rng, TRACE_FORMATS) if rng.random() < 0.2
+            else rng.choice(TRACE_FORMATS), b"--scale", rng.choice(MAKE_SCALES), *coarse, option,
+            argument(rng, values) if rng.random() < 0.5 else rng.choice(values)]
+    return Case("make", [make, stats])
+
+
 # How many inputs of each kind, per 1000.
 MIX = [(suite_case, 140), (preset_case, 170), (jobfile_case, 210), (csv_case, 120),
-       (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 60)]
+       (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 30), (make_case, 30)]
 
 
 def draw_cases(seed: int, count: int) -> list[Case]:
