@@ -4,7 +4,10 @@ suffix; refusals as SsdlabErrors; fio iolog v3 line by line."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +18,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.traces import FORMATS, Op, Record, Trace, prepared
 from ssdlab.traces.fio_iolog_writer import write_iolog_v3
 from ssdlab.traces.format import Format
+from ssdlab.traces.formats import BY_NAME
 from ssdlab.traces.writers import PREPARED, TEXT_WRITERS, WRITABLE, chunks_from_records, write_trace
 from tests.traces.samples import SAMPLES, write
 
@@ -177,3 +181,22 @@ def test_records_longer_than_a_prepared_record_holds_are_refused():
     huge = Record(0, Op.READ, 0, 1 << 33, None, None, 7)
     with pytest.raises(SsdlabError, match="line 7: a read of 8589934592 bytes is longer than a prepared record"):
         list(chunks_from_records([huge]))
+
+
+def test_the_cli_fuzzer_mutates_a_trace_of_every_format_the_readers_know(tmp_path):
+    """scripts/fuzz_cli.py's traces (one per format, and the writers' output in every text
+    format) are, unmutated, each a trace of some format, and every format has one."""
+    path = Path(__file__).resolve().parents[2] / "scripts" / "fuzz_cli.py"
+    spec = importlib.util.spec_from_file_location("fuzz_cli_under_test", path)
+    fuzz = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = fuzz  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(fuzz)
+        seeds = [*fuzz.TRACES, *fuzz.written_traces()]
+    finally:
+        del sys.modules[spec.name]
+    formats = set()
+    for i, data in enumerate(seeds):
+        (tmp_path / f"t{i}").write_bytes(data)
+        formats.add(Trace(tmp_path / f"t{i}").format.name)
+    assert formats == set(BY_NAME)
