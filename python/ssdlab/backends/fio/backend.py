@@ -13,6 +13,10 @@ the test:
   not run, with a note saying why and what to use instead; the test goes on and
   its score marks the case as not measured.
 
+A trace step (`step.trace`) is one fio run replaying its prepared trace as an iolog, its
+result rebuilt from fio's latency log (trace_replay.py: fio's replay quirks and how each is
+met).
+
 The retention test's seeded pattern (`run_pattern`, verify.py) is written by a sequential
 write step and read back by sequential read steps that check every block: what a check finds
 (bad blocks with their offsets, unreadable ones) is stored with its result, a finding, never a
@@ -27,6 +31,7 @@ runtime): fio takes about 0.3 s to start, which must not count as the drive's bu
 from __future__ import annotations
 
 import errno
+import functools
 import tempfile
 import time
 from collections.abc import Callable
@@ -35,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ssdlab.backends import ProgressCallback, StepOutcome
-from ssdlab.backends.fio import logs, parse, runner, verify
+from ssdlab.backends.fio import logs, parse, runner, trace_replay, verify
 from ssdlab.backends.fio.jobfile import PER_IO_LOG_MAX, Invocation, job_text, logs_each_io
 from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands
@@ -113,6 +118,8 @@ class FioBackend:
             raise SsdlabError(f"step {step.label!r} powers a simulated drive off; a real drive's time off is the "
                               "retention run's wait (`ssdlab resume` after it)")
         with tempfile.TemporaryDirectory(prefix="ssdlab-fio-", dir=self._workdir) as tmp:
+            if step.trace is not None:
+                return self._run_trace(step, started, Path(tmp))
             try:
                 return self._run_bursts(step, started, Path(tmp), progress)
             except parse.JobError as exc:
@@ -156,6 +163,40 @@ class FioBackend:
         result = StepResult(started_at=started, busy_s=sum(latencies) / 1e9, idle_s=thinktime_s * len(latencies),
                             engine=self.ioengine, notes=notes, **found)
         return StepOutcome(result, (text,)), latencies
+
+    @functools.cached_property
+    def fio_version(self) -> tuple[int, int] | None:
+        """fio's (major, minor), asked once; None when `fio --version` names none."""
+        return trace_replay.parse_version(runner.fio_version(self._commands))
+
+    def _run_trace(self, step: Step, started: str, tmp: Path) -> StepOutcome:
+        """A trace step: its prepared trace replayed by fio (trace_replay.py)."""
+        assert step.trace is not None
+        trace, version = Path(step.trace.path), self.fio_version
+        trace_replay.check_trims(trace, version, self.kind)
+        iolog, prefix = tmp / "trace.iolog", tmp / "replay"
+        trace_replay.write_iolog(trace, iolog)
+        text = trace_replay.job_text(step, self.path, self.ioengine, iolog, prefix)
+        job_file = tmp / "replay.fio"
+        job_file.write_text(text)
+        doc, extra = parse.split_output(runner.run_job(job_file, self._commands))
+        found = parse.directions(parse.job_of(doc))
+        line = trace_replay.timeline(trace, _lat_log(prefix), step.trace.timed, step.iodepth)
+        if self._io_window and (end := parse.report_time_s(doc)) is not None:
+            self._io_window(end - line.span_ns / 1e9, end)
+        busy = line.busy_ns / 1e9
+        # fio's latencies (its bins) of the commands it timed, which its log lists
+        directions = {name: d.model_copy(update={"ios": line.ios.get(ddir, 0), "bytes": line.nbytes.get(ddir, 0),
+                                                  "busy_s": busy})
+                      for ddir, name in enumerate(parse.DIRECTIONS) if (d := found.get(name)) is not None}
+        notes = [*trace_replay.notes_before(step, version), *line.notes(), *extra]
+        notes += [f"fio's latency log has {line.ios.get(ddir, 0)} {name}s where its statistics time "
+                  f"{d.latency.count}: the {name} figures mix the two" for ddir, name in enumerate(parse.DIRECTIONS)
+                  if (d := found.get(name)) is not None and d.latency.count != line.ios.get(ddir, 0)]
+        idle = line.idle_ns / 1e9 + self._idle(step.idle_after)
+        result = StepResult(started_at=started, busy_s=busy, idle_s=idle, per_second=line.per_second(),
+                            engine=self.ioengine, notes=tuple(notes), **directions)
+        return StepOutcome(result, (text,))
 
     def _engine_for(self, step: Step) -> str:
         if step.rw is Op.TRIM and self.kind == "file":

@@ -76,6 +76,11 @@ def random_distribution(step: Step) -> str | None:
     return None
 
 
+def section(step: Step) -> str:
+    """The job's section line, named after the step."""
+    return f"[{step.label.replace(' ', '_').replace(']', '').replace('[', '') or 'step'}]"
+
+
 def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_prefix: Path,
              thinktime_s: float | None = None, options: Mapping[str, str] | None = None) -> str:
     """With `thinktime_s` (idle-wake), fio idles that long after every I/O (none for 0). That
@@ -85,7 +90,7 @@ def job_text(step: Step, path: Path, ioengine: str, invocation: Invocation, log_
     them (the retention test's verify pattern: backends/fio/verify.py)."""
     size = step.size - (invocation.offset - step.offset)
     lines = [
-        f"[{step.label.replace(' ', '_').replace(']', '').replace('[', '') or 'step'}]",
+        section(step),
         f"filename={path}",
         f"ioengine={ioengine}",
         "direct=1",
