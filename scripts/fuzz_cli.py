@@ -5,10 +5,11 @@
     .venv/bin/python scripts/fuzz_cli.py --replay fuzz-failures/0042-jobfile
 
 Each input is one case: a few files (a suite, a preset, a fio job file, a fill CSV, a
-block trace) and one to four commands, each run as `python -m ssdlab ...` in the case's own
+block trace, fio's JSON output) and one to five commands, each run as `python -m ssdlab ...` in the case's own
 directory, under a memory limit and a timeout. The inputs are mutations of real
 ones (python/ssdlab/suites/*.toml, drives/*.toml, tests/golden/fio/*.fio, job
-files, fill curves and a trace per format written here, run names, sizes, scales, run
+files, fill curves and a trace per format written here, the real fio outputs of
+tests/golden/fio_json imported with `import fio-json` and read back, run names, sizes, scales, run
 ids, test lists, the endurance test's volumes, probes and workloads): byte flips,
 truncation, bytes that are not UTF-8, a byte-order mark, huge, negative, zero, NaN and
 infinite numbers, control characters, duplicated, removed and swapped lines (so
@@ -54,6 +55,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_PRESET = ROOT / "tests" / "data" / "small-tlc.toml"
+FIO_JSON = ROOT / "tests" / "golden" / "fio_json"
 SMALL_SIM = f"sim:{SMALL_PRESET}"
 FAILURE_KINDS = ("traceback", "panic", "abort", "timeout", "oom", "pydantic")
 
@@ -209,6 +211,7 @@ class Seeds:
     suites: list[bytes]
     presets: list[bytes]
     jobs: list[bytes]
+    fio_outputs: list[bytes]
 
     @classmethod
     def from_repository(cls) -> Seeds:
@@ -217,7 +220,8 @@ class Seeds:
             suites=[p.read_bytes() for p in sorted((ROOT / "python" / "ssdlab" / "suites").glob("*.toml"))],
             presets=[p.read_bytes() for p in sorted((ROOT / "drives").glob("*.toml"))]
             + [SMALL_PRESET.read_bytes()],
-            jobs=golden + [FIO_ONLY.sub(b"", g) for g in golden] + OWN_JOBS)
+            jobs=golden + [FIO_ONLY.sub(b"", g) for g in golden] + OWN_JOBS,
+            fio_outputs=[p.read_bytes() for p in sorted(FIO_JSON.rglob("*")) if p.suffix in (".json", ".txt")])
 
 
 # -- cases --------------------------------------------------------------------------------
@@ -300,6 +304,20 @@ def trace_case(rng: random.Random, seeds: Seeds) -> Case:
     return Case("trace", [[b"trace", b"stats", b"t.trace", b"--json"]], {"t.trace": mutate(rng, rng.choice(TRACES))})
 
 
+def import_case(rng: random.Random, seeds: Seeds) -> Case:
+    """fio's JSON output, mutated, imported (one file, or two: each stored or refused), then
+    read by the commands that read runs, beside the simulated ones."""
+    files = {name: mutate(rng, rng.choice(seeds.fio_outputs))
+             for name in ([b"out.json", b"second.txt"] if rng.random() < 0.3 else [b"out.json"])}
+    named = [b"--name", argument(rng, NAMES)] if rng.random() < 0.3 else []
+    drive = [b"--drive", argument(rng, NAMES)] if rng.random() < 0.3 else []
+    commands = [db(b"import", b"fio-json", *files, *named, *drive), db(b"runs"), db(b"show", b"latest"),
+                db(b"compare", b"1", b"latest"), db(b"export", b"latest", b"--format", b"csv")]
+    if rng.random() < 0.1:
+        commands.append(db(b"report", b"latest", b"1", b"-o", b"r.html"))
+    return Case("import", commands, {name.decode(): data for name, data in files.items()}, needs_runs=True)
+
+
 def recover_case(rng: random.Random, seeds: Seeds) -> Case:
     """The runs database damaged (bytes overwritten, or cut short), recovered, and the copy
     read by the commands that read runs."""
@@ -367,8 +385,8 @@ def make_case(rng: random.Random, seeds: Seeds) -> Case:
 
 
 # How many inputs of each kind, per 1000.
-MIX = [(suite_case, 140), (preset_case, 170), (jobfile_case, 210), (csv_case, 120),
-       (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 30), (make_case, 30)]
+MIX = [(suite_case, 140), (preset_case, 140), (jobfile_case, 180), (csv_case, 120),
+       (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 30), (make_case, 30), (import_case, 60)]
 
 
 def draw_cases(seed: int, count: int) -> list[Case]:

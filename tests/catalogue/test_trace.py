@@ -84,15 +84,26 @@ def test_options_out_of_bounds_are_refused(tmp_path, options, says):
     assert says in str(refused.value)
 
 
-def test_the_test_needs_a_trace_and_its_options_need_the_test(tmp_path):
-    with pytest.raises(SsdlabError, match="add --trace FILE"):
-        compile_tests(["trace"], Scale(1.0), 16 * GiB, trace=plan())
+def test_without_a_trace_the_built_in_traces_are_replayed_at_the_runs_scale(tmp_path):
+    (test,) = compile_tests(["trace"], Scale(0.0005), 16 * GiB, trace=plan())
+    described = test.settings["traces"]
+    assert [t["title"] for t in described] == ["destroyer-like", "heavy-like", "light-like"]
+    destroyer = described[0]
+    # METHODOLOGY.md section 6: 1583 GB read and 876 GB written at scale 1
+    assert destroyer["bytes"]["read"] == pytest.approx(1583e9 * 0.0005, rel=0.03)
+    assert destroyer["bytes"]["write"] == pytest.approx(876e9 * 0.0005, rel=0.03)
+    assert destroyer["source"] == "destroyer-like, synthetic, scale 0.0005, seed 0"
+    assert any("wrapped into it" in note for note in destroyer["notes"])  # a 1 TB trace on a 16 GiB drive
+    assert len(test.steps) == 12
+
+
+def test_a_trace_that_is_no_file_and_no_built_in_is_refused_and_the_options_need_the_test(tmp_path):
+    with pytest.raises(SsdlabError, match="no such file, and no built-in trace of that name: give a trace file, "
+                                          "or one of destroyer-like, heavy-like, light-like"):
+        compile_tests(["trace"], Scale(1.0), 16 * GiB, trace=plan(tmp_path / "none.csv"))
     request = session.RunRequest(target=f"sim:{SMALL_PRESET}", suite="quick", traces=(str(tmp_path / "a.csv"),))
     with pytest.raises(SsdlabError, match="--trace set the trace test, which the selected tests do not include"):
         session.start_run(request, show_progress=False)
-    missing = session.RunRequest(target=f"sim:{SMALL_PRESET}", suite="trace", traces=(str(tmp_path / "none.csv"),))
-    with pytest.raises(SsdlabError, match="none.csv: No such file or directory: give a trace file that exists"):
-        session.start_run(missing, show_progress=False)
 
 
 def run_traces(tmp_path, name, **options) -> dict:

@@ -13,6 +13,7 @@ ValidationError) is a bug that would reach the user as a traceback.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 
 import pytest
@@ -23,15 +24,19 @@ from ssdlab.analysis.fill import analyze_fill
 from ssdlab.catalogue import CATALOGUE, check_selection
 from ssdlab.cli.analyze import read_fill_csv
 from ssdlab.cli.run import _test_ids
+from ssdlab.documents import run_document
 from ssdlab.errors import SsdlabError
+from ssdlab.importing.fio_json import read_fio_json
 from ssdlab.model import Step
 from ssdlab.simfio.jobfile import UNDERSTOOD, FioJob, parse_job_file
 from ssdlab.simfio.run import plan
 from ssdlab.simfio.values import fio_bool, fio_int, fio_size, fio_time
 from ssdlab.store import Store
+from ssdlab.store.imports import save_imported
 from ssdlab.suites import parse_suite
 from ssdlab.text import printable, read_text_file
 from ssdlab.units import MAX_BYTES, format_bytes, parse_size
+from tests.paths import GOLDEN
 
 FAST = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -218,3 +223,44 @@ def test_printable_text_has_nothing_a_terminal_obeys(text, multiline):
     assert not any(unicodedata.category(c) in {"Cc", "Cf", "Cs", "Zl", "Zp", "Cn"} and c not in kept
                    for c in shown)
     assert printable(shown, multiline) == shown
+
+
+FIO_OUTPUTS = sorted(p for p in (GOLDEN / "fio_json").rglob("*") if p.suffix in (".json", ".txt"))
+FIO_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# What an edit or a damaged disk puts where fio printed a number
+fio_values = st.sampled_from(["-1", "-4096", "0", "NaN", "Infinity", "-Infinity", "1e400", "1e308", "0.5",
+                              "18446744073709551617", "9" * 5000, '"x"', '""', "null", "true", "[]", "{}",
+                              '{"a": [1, 2]}', "[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]"])
+
+
+@pytest.fixture(scope="module")
+def import_store(tmp_path_factory):
+    with Store(tmp_path_factory.mktemp("imports") / "ssdlab.db") as opened:
+        yield opened
+
+
+@FAST
+@given(st.sampled_from(FIO_OUTPUTS), st.lists(st.tuples(st.floats(0, 1), fio_values), max_size=4),
+       st.one_of(st.none(), st.floats(0, 1)), st.text(max_size=12))
+def test_a_fio_output_imports_whole_or_is_refused_with_a_message(tmp_path, import_store, source, edits, cut,
+                                                                  inserted):
+    """Real fio outputs with numbers replaced by what fio never prints, cut short, or with text
+    put in: each imports, and reads back as every command reads a run, or is refused."""
+    text = source.read_text()
+    numbers = list(FIO_NUMBER.finditer(text))
+    for where, value in sorted(edits, reverse=True):
+        m = numbers[int(where * (len(numbers) - 1))]
+        text = text[:m.start()] + value + text[m.end():]
+    if cut is not None:
+        at = int(cut * len(text))
+        text = text[:at] + inserted + text[at:] if inserted else text[:at]
+    path = tmp_path / "fio.json"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        run = read_fio_json(path)
+    except SsdlabError as exc:
+        assert str(exc).startswith(str(path)) or "the fio output" in str(exc)
+        return
+    run_id = save_imported(import_store, run)
+    document = run_document(import_store, run_id, full=True)
+    assert len(document["tests"][0]["steps"]) == len(run.test.steps) >= 1

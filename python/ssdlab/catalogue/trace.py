@@ -5,11 +5,13 @@ For each trace, in order: a purge, the replay on the empty drive, a sequential f
 drive (128 KiB at QD32, the region --scale leaves), the replay on the full drive. Choices:
 
 - The traces are `--trace FILE` (repeatable), in any format traces/ reads (`--trace-format` when
-  detection cannot tell), each prepared once for the target (traces/fitting.py, kept by
-  traces/cache.py): `--trace-device` keeps one disk of a trace of several, `--trace-fit wrap`
-  (default) or `scale` brings offsets past the target into it, `--trace-block` is the target's
-  logical block (4 KiB by default: a 512-byte request grows to one), gaps between issue times
-  are capped at `--idle-cap-ms` (25 ms, the reviews'; 0: none) and `--trace-speed` divides times.
+  detection cannot tell), or the built-in synthetic traces (traces/synthetic.py) by name, all
+  three when no --trace is given, generated at the run's --scale; each is prepared once for the
+  target (traces/fitting.py, kept by traces/cache.py): `--trace-device` keeps one disk of a
+  trace of several, `--trace-fit wrap` (default) or `scale` brings offsets past the target
+  into it, `--trace-block` is the target's logical block (4 KiB by default: a 512-byte request
+  grows to one), gaps between issue times are capped at `--idle-cap-ms` (25 ms, the reviews';
+  0: none) and `--trace-speed` divides times.
 - Timed replay (the default) issues each record at its time, at most `--trace-qd` outstanding
   (DEFAULT_TIMED_QD, the Linux NVMe driver's queue): the queue depth is the drive's doing.
   `--no-timing` issues them as fast as the drive takes them, `--trace-qd` at a time (32).
@@ -50,23 +52,27 @@ class TraceReplayTest(WholeDriveProcedure):
     id: str
     title: str
     primary_score: str
-    traces: tuple[tuple[str, str | None], ...] = ()  # (file, format or None: detected)
+    # (file or built-in name, format or None: detected); none: the built-in traces
+    traces: tuple[tuple[str, str | None], ...] = ()
     fit: Fit = field(default_factory=Fit)
     timed: bool = True
     iodepth: int = DEFAULT_TIMED_QD
 
     def compile(self, scale: Scale, capacity: int) -> Test:
-        from ssdlab.traces.cache import prepared_trace  # numpy's: only when a trace test is planned
+        from ssdlab.traces import cache, synthetic  # numpy's: only when a trace test is planned
 
-        if not self.traces:
-            raise SsdlabError("the trace test replays the traces you give: add --trace FILE (any format "
-                              "`ssdlab trace stats` reads), once per trace")
         region = scale.whole_drive(capacity) // self.fit.block * self.fit.block
         steps: list[Step] = []
         described: list[dict[str, Any]] = []
-        for file, format_name in self.traces:
-            made = prepared_trace(Path(file).expanduser(), format_name, self.fit, region)
-            title = Path(file).name
+        for source, format_name in self.traces or tuple((name, None) for name in synthetic.BUILTIN):
+            path = Path(source).expanduser()
+            if path.is_file():
+                made, title = cache.prepared_trace(path, format_name, self.fit, region), path.name
+            elif source in synthetic.BUILTIN:
+                made, title = cache.prepared_builtin(source, scale.factor, self.fit, region), source
+            else:
+                raise SsdlabError(f"--trace {source}: no such file, and no built-in trace of that name: give a "
+                                  f"trace file, or one of {', '.join(synthetic.BUILTIN)} (`ssdlab trace list`)")
             steps += [purge(capacity), self._replay(title, "empty", made, region), data_present(region),
                       self._replay(title, "full", made, region)]
             described.append({"title": title, "source": made.source, "records": made.records, "ops": made.ops,

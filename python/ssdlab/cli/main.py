@@ -13,6 +13,7 @@ from ssdlab.cli.compare import compare_command
 from ssdlab.cli.db import db_app
 from ssdlab.cli.drives import drives_app
 from ssdlab.cli.export import export_command
+from ssdlab.cli.importing import import_app
 from ssdlab.cli.output import err_console, shown
 from ssdlab.cli.report import report_command
 from ssdlab.cli.resume import resume_command
@@ -43,6 +44,7 @@ app.command("suites")(suites_command)
 app.add_typer(analyze_app, name="analyze")
 app.add_typer(db_app, name="db")
 app.add_typer(drives_app, name="drives")
+app.add_typer(import_app, name="import")
 app.add_typer(sim_app, name="sim")
 app.add_typer(trace_app, name="trace")
 

@@ -23,7 +23,7 @@ numpy chunks.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -48,17 +48,36 @@ _FLUSH = OP_CODE[Op.FLUSH]
 def prepare(trace: Trace, fit: Fit, target_bytes: int, out: Path,
             progress: Callable[[float], None] | None = None) -> Prepared:
     """Fit `trace` to a target of `target_bytes` (whole logical blocks), written to `out`."""
+    return _prepare(lambda raw: _read(trace, fit, raw, progress), f"{trace.path} ({trace.format.title})",
+                    trace.findings.notes, fit, target_bytes, out)
+
+
+def prepare_records(chunks: Iterable[np.ndarray], source: str, fit: Fit, target_bytes: int, out: Path) -> Prepared:
+    """Fit records already canonical (chunks of prepared.RECORD: a synthetic trace's) to a target
+    of `target_bytes`, written to `out`; `source` names them."""
+    def read(raw: Path) -> _Read:
+        found = _Read()
+        with raw.open("wb") as file:
+            for chunk in chunks:
+                _append(np.array(chunk[["time_us", "offset", "length", "op"]], dtype=_RAW), file, found)
+        return found
+    return _prepare(read, source, list, fit, target_bytes, out)
+
+
+def _prepare(read_into: Callable[[Path], _Read], source: str, findings: Callable[[], list[str]], fit: Fit,
+             target_bytes: int, out: Path) -> Prepared:
+    """Pass 1 (`read_into` the raw file), time order, pass 2 (the fit) into `out`."""
     if target_bytes < fit.block or target_bytes % fit.block:
         raise SsdlabError(f"a target of {target_bytes} bytes is not whole logical blocks of {fit.block}: "
                           "give the target's logical block size")
     with tempfile.TemporaryDirectory(prefix="ssdlab-trace-", dir=out.parent) as work:
         raw = Path(work) / "raw"
-        read = _read(trace, fit, raw, progress)
+        read = read_into(raw)
         if read.records == 0:
             where = f" of device {fit.device}" if fit.device is not None else ""
-            raise SsdlabError(f"{trace.path}: no record{where} to replay"
+            raise SsdlabError(f"{source}: no record{where} to replay"
                               + (f" (devices in it: {', '.join(sorted(read.devices)[:10])})" if read.devices else ""))
-        notes = [*trace.findings.notes()]
+        notes = findings()
         if fit.device is not None:
             notes.append(f"{read.other_device} records of other devices left out")
         ordered: Iterator[np.ndarray] = _chunks_of(raw, _RAW)
@@ -70,8 +89,7 @@ def prepare(trace: Trace, fit: Fit, target_bytes: int, out: Path,
             for chunk in ordered:
                 writer.write(fitter.fitted(chunk))
     notes.extend(fitter.notes())
-    return Prepared(path=str(out), source=f"{trace.path} ({trace.format.title})", fit=fit,
-                    target_bytes=target_bytes, records=writer.records,
+    return Prepared(path=str(out), source=source, fit=fit, target_bytes=target_bytes, records=writer.records,
                     ops={op.value: int(n) for op, n in zip(OPS, fitter.counts, strict=True)},
                     bytes={op.value: int(n) for op, n in zip(OPS, fitter.volume, strict=True)},
                     duration_us=fitter.last_new, original_duration_us=read.last_us - read.first_us,
@@ -83,7 +101,8 @@ class _Read:
 
     def __init__(self) -> None:
         self.records = self.other_device = self.extent = 0
-        self.first_us = self.last_us = 0
+        self.first_us = 0
+        self.last_us = -1  # the latest time so far
         self.in_order = True
         self.devices: set[str] = set()
 
@@ -94,7 +113,6 @@ def _read(trace: Trace, fit: Fit, raw: Path, progress: Callable[[float], None] |
     want = fit.device
     code = OP_CODE
     rows: list[tuple[int, int, int, int]] = []
-    latest = -1
     with raw.open("wb") as file:
         for record in trace:
             if want is not None and record.device != want:
@@ -104,30 +122,28 @@ def _read(trace: Trace, fit: Fit, raw: Path, progress: Callable[[float], None] |
                 continue
             rows.append((record.time_us, record.offset, record.length, code[record.op]))
             if len(rows) == prepared.CHUNK:
-                latest = _spill(rows, file, read, latest)
+                _append(np.array(rows, dtype=_RAW), file, read)
+                rows.clear()
                 if progress:
                     progress(trace.fraction_read())
-        latest = _spill(rows, file, read, latest)
-    read.last_us = latest
+        _append(np.array(rows, dtype=_RAW), file, read)
     return read
 
 
-def _spill(rows: list[tuple[int, int, int, int]], file: BinaryIO, read: _Read, latest: int) -> int:
-    """Write `rows` to the raw file; returns the latest time so far."""
-    if not rows:
-        return latest
-    chunk = np.array(rows, dtype=_RAW)
-    rows.clear()
+def _append(chunk: np.ndarray, file: BinaryIO, read: _Read) -> None:
+    """Raw records to the raw file, noting their order, extent and times in `read`."""
+    if not len(chunk):
+        return
     times = chunk["time_us"]
     if read.records == 0:
         read.first_us = int(times[0])
-    if (latest >= 0 and times[0] < latest) or np.any(times[1:] < times[:-1]):
+    if times[0] < read.last_us or np.any(times[1:] < times[:-1]):
         read.in_order = False
     ends = chunk["offset"] + chunk["length"]
     read.extent = max(read.extent, int(ends.max()))
     read.records += len(chunk)
+    read.last_us = max(read.last_us, int(times.max()))
     chunk.tofile(file)
-    return max(latest, int(times.max()))
 
 
 def _chunks_of(path: Path, dtype: np.dtype, size: int = prepared.CHUNK) -> Iterator[np.ndarray]:

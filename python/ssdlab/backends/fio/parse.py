@@ -1,7 +1,9 @@
 """fio's JSON (json+) -> the model's DirectionResults.
 
 fio may print warnings or error lines around its JSON on the same stream;
-`split_output` keeps the JSON object and returns the rest as notes.
+`split_output` keeps the JSON object and returns the rest as notes. A direction's
+latency comes from json+'s histogram; plain json has only fio's percentiles, which
+are kept (without a histogram) when there are no bins.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ class JobError(BackendFailed):
         self.code = code
 
 
-def split_output(text: str) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The JSON document in fio's output, and every other non-empty line."""
+def split_output(text: str, keys: Collection[str] = ("jobs",)) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The JSON document in fio's output (the first object that has one of `keys`: fio's
+    client prints `client_stats`), and every other non-empty line."""
     decoder = json.JSONDecoder()
     start = 0
     while (brace := text.find("{", start)) != -1:
@@ -41,7 +44,7 @@ def split_output(text: str) -> tuple[dict[str, Any], tuple[str, ...]]:
             except json.JSONDecodeError:
                 start = brace + 1
                 continue
-            if isinstance(doc, dict) and "jobs" in doc:
+            if isinstance(doc, dict) and any(key in doc for key in keys):
                 rest = text[:brace] + text[end:]
                 return doc, tuple(line.strip() for line in rest.splitlines() if line.strip())
         start = brace + 1
@@ -89,11 +92,27 @@ def direction(job: dict[str, Any], name: str) -> DirectionResult | None:
     if ios == 0:
         return None
     clat = data.get("clat_ns") or {}
-    bins = ((int(value), int(count)) for value, count in (clat.get("bins") or {}).items())
-    latency = Latency.from_histogram(bins, float(clat.get("mean", 0.0)), int(clat.get("min", 0)),
-                                     int(clat.get("max", 0)))
+    mean, low, high = float(clat.get("mean", 0.0)), int(clat.get("min", 0)), int(clat.get("max", 0))
+    if not clat.get("bins") and (known := _percentiles(clat.get("percentile") or {}, low, high)):
+        latency = Latency(count=int(clat.get("N", ios)), mean_ns=mean, min_ns=low, max_ns=high, **known)
+    else:
+        bins = ((int(value), int(count)) for value, count in (clat.get("bins") or {}).items())
+        latency = Latency.from_histogram(bins, mean, low, high)
     return DirectionResult(ios=ios, bytes=int(data.get("io_bytes", 0)),
                            busy_s=float(data.get("runtime", 0)) / 1000.0, latency=latency)
+
+
+# fio's percentile keys ("99.900000") of the Latency fields
+_PERCENTILE_FIELDS = {50.0: "p50_ns", 99.0: "p99_ns", 99.9: "p99_9_ns", 99.99: "p99_99_ns"}
+
+
+def _percentiles(printed: dict[str, Any], low: int, high: int) -> dict[str, int]:
+    """The Latency's percentiles from fio's list, within min and max as from_histogram
+    clamps them; empty when the list lacks one of them (percentile_list)."""
+    values = {float(key): value for key, value in printed.items()}
+    if not all(q in values for q in _PERCENTILE_FIELDS):
+        return {}
+    return {field: min(max(int(values[q]), low), high) for q, field in _PERCENTILE_FIELDS.items()}
 
 
 def directions(job: dict[str, Any]) -> dict[str, DirectionResult]:
