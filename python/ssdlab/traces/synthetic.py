@@ -469,15 +469,21 @@ class Generator:
         lengths[runs] = np.minimum(rng.geometric(self.run_p, int(runs.sum())), self.run_cap)
         size_index = np.where(runs, len(self.sizes) - 1, self.size_law.draw(rng, segments))
         q = self.spec.sequential_size
+        where = self._random_offsets(rng, size_index, state.zipf_b)
         # a run's place: anywhere in the footprint that holds it, aligned to its requests
-        starts = (rng.random(segments) * ((self.footprint - lengths * q) // q + 1)).astype(np.uint64) * np.uint64(q)
-        where = np.where(runs, starts, self._random_offsets(rng, size_index, state.zipf_b))
+        run_lengths = lengths[runs]
+        where[runs] = (rng.random(len(run_lengths)) * ((self.footprint - run_lengths * q) // q + 1)
+                       ).astype(np.uint64) * np.uint64(q)
         ends = np.cumsum(lengths)
         n = int(ends[-1])
         segment = _repeat_index(ends)
         keep = self._spend(kind, size_index, lengths, segment, remaining)
-        position = (np.arange(n) - (ends - lengths)[segment]).astype(np.uint64)
-        offset = where[segment] + position * np.uint64(q)
+        # each request's offset: its segment's, then q further for each request of a run, as
+        # the cumulative of the steps between consecutive requests (in uint64, modulo 2^64)
+        steps = np.full(n, q, dtype=np.uint64)
+        steps[0] = where[0]
+        steps[ends[:-1]] = where[1:] - (where[:-1] + (lengths[:-1] - 1).astype(np.uint64) * np.uint64(q))
+        offset = np.cumsum(steps)
         if keep is not None:
             segment, offset = segment[keep], offset[keep]
             n = len(segment)
