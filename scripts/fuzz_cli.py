@@ -10,7 +10,8 @@ directory, under a memory limit and a timeout. The inputs are mutations of real
 ones (python/ssdlab/suites/*.toml, drives/*.toml, tests/golden/fio/*.fio, job
 files, fill curves and a trace per format written here, the real fio outputs of
 tests/golden/fio_json imported with `import fio-json` and read back, run names, sizes, scales, run
-ids, test lists, the endurance test's volumes, probes and workloads): byte flips,
+ids, test lists, the endurance test's volumes, probes and workloads, the trace test's traces
+and options): byte flips,
 truncation, bytes that are not UTF-8, a byte-order mark, huge, negative, zero, NaN and
 infinite numbers, control characters, duplicated, removed and swapped lines (so
 duplicated and missing keys). Everything is drawn from --seed before anything runs, so
@@ -193,6 +194,14 @@ JOBS = [b"1", b"2", b"0", b"-1", b"65", b"99999999999999999999", b"two"]
 VOLUMES = [b"1TB", b"100%", b"0.5tb", b"0TB", b"-1TB", b"1e400TB", b"nan%", b"600", b"1001%", b"2e6TB"]
 PROBES = [b"1", b"10", b"0", b"-3", b"1001", b"ten", b"99999999999999999999"]
 WORKLOADS = [b"seq", b"random", b"jesd219", b"JESD219", b"zipf", b""]
+# The trace test's options, each with values to mutate (catalogue/trace.py)
+TRACE_OPTIONS = {b"--idle-cap-ms": [b"25", b"0", b"-1", b"nan", b"1e12", b"0.001"],
+                 b"--trace-fit": [b"wrap", b"scale", b"fold", b""],
+                 b"--trace-block": [b"4096", b"512", b"3000", b"0", b"-4096", b"1048576", b"2097152"],
+                 b"--trace-qd": [b"1", b"1023", b"0", b"4097", b"-1"],
+                 b"--trace-speed": [b"1", b"2", b"0", b"1e9", b"nan", b"-1", b"0.001"],
+                 b"--trace-device": [b"0", b"usr_0", b"", b"\xff"],
+                 b"--trace-format": [b"alibaba", b"msr", b"blktrace", b"nope"]}
 # One trace per format (docs/traces.md), to mutate: MSR, Alibaba, SYSTOR '17, Tencent, fio
 # iolog v3, named columns, and a real blktrace capture (its two per-CPU files; the first
 # alone in TRACES).
@@ -301,6 +310,14 @@ def trace_case(rng: random.Random, seeds: Seeds) -> Case:
     if rng.random() < 0.1:
         files = {f"t.blktrace.{cpu}": mutate(rng, data) for cpu, data in enumerate(BLKTRACE)}
         return Case("trace", [[b"trace", b"stats", b"t.blktrace.0", b"--json"]], files)
+    if rng.random() < 0.3:  # replayed by the trace test, some of its options mutated, on the small drive
+        options = [part for option in rng.sample(sorted(TRACE_OPTIONS), rng.randint(0, 3))
+                   for part in (option, argument(rng, TRACE_OPTIONS[option]))]
+        timing = [b"--no-timing"] if rng.random() < 0.3 else []
+        dry = [b"--dry-run"] if rng.random() < 0.5 else []
+        argv = db(b"run", SMALL_SIM.encode(), b"--suite", b"trace", b"--trace", b"t.trace", b"--scale", b"0.01",
+                  *options, *timing, *dry)
+        return Case("trace", [argv], {"t.trace": mutate(rng, rng.choice(TRACES))})
     return Case("trace", [[b"trace", b"stats", b"t.trace", b"--json"]], {"t.trace": mutate(rng, rng.choice(TRACES))})
 
 
