@@ -17,6 +17,7 @@ from ssdlab.cli.report import report_command
 from ssdlab.cli.run import run_command
 from ssdlab.cli.runs import runs_command
 from ssdlab.cli.show import show_command
+from ssdlab.errors import SsdlabError
 from ssdlab.store import Store
 from tests.conftest import run_cli
 from tests.paths import GOLDEN, SMALL_PRESET
@@ -154,3 +155,11 @@ def test_the_ssdlab_command_has_it_and_says_a_refusal_in_one_line(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.splitlines()[0] == (f"error: {bad}: no fio JSON output in it (it begins 'fio: this is not "
                                            "JSON'): give the file fio wrote with --output-format=json or json+")
+
+
+@pytest.mark.parametrize("option", ["--name", "--drive"])
+def test_a_name_that_is_not_utf8_is_refused_before_anything_is_stored(tmp_path, option):
+    with pytest.raises(SsdlabError, match=f"{option} 'caf\\\\udcc3' is not UTF-8 text"):
+        ssdlab("import", "fio-json", DATA / "fio-3.33-json.json", option, "caf\udcc3", "--db", tmp_path / "x.db")
+    with Store(tmp_path / "x.db") as store:
+        assert store.runs() == []

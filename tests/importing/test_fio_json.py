@@ -276,3 +276,18 @@ def test_a_run_is_stored_whole_or_not_at_all(tmp_path, monkeypatch):
         assert [s.step for s in steps] == list(run.test.steps)
         assert [s.result for s in steps] == [r for r, _ in run.results]
         assert store.run_extras(run_id)["engine"]["fio_version"] == "fio-3.33"
+
+
+def test_text_utf8_cannot_hold_is_stored_escaped(tmp_path):
+    """A file name's bytes that are not UTF-8, and lone surrogates that JSON escapes can
+    make, reach neither the database nor a report as such."""
+    raw = doc("fio-3.33-json.json")
+    raw["jobs"][0]["jobname"] = "job\ud800"
+    raw["global options"]["filename"] = "/dev/nvme\udcff"
+    path = tmp_path / "caf\udcc3\udca9 \udcff.json"  # bytes c3 a9 (é) and ff
+    path.write_text(json.dumps(raw))
+    run = read_fio_json(path)
+    assert run.name == "café \\xff.json"
+    assert run.test.steps[0].label == "job\\xed\\xa0\\x80" and run.target == "/dev/nvme\\xff"
+    with Store(tmp_path / "ssdlab.db") as store:
+        assert store.run(save_imported(store, run)).name == "café \\xff.json"

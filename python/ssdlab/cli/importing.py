@@ -18,6 +18,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.importing.fio_json import BARE_FLAGS_NOTE, read_fio_json, run_notes, step_notes
 from ssdlab.store import Store
 from ssdlab.store.imports import save_imported
+from ssdlab.text import require_utf8
 
 NOT_ALL_IMPORTED = SsdlabError.exit_code
 
@@ -41,6 +42,8 @@ def fio_json_command(
     latencies per direction (with json+'s histogram), the workload from the job options fio
     printed, fio's version and the time it ran. What fio's JSON does not say is said, not made
     up; a file that cannot be imported whole is not stored, and the others are."""
+    name = None if name is None else require_utf8(name, "--name")
+    drive = None if drive is None else require_utf8(drive, "--drive")
     outcomes: list[dict[str, Any]] = []
     with Store(db) as store:
         for path in files:

@@ -80,6 +80,12 @@ def read_fio_json(path: Path, name: str | None = None, drive: str | None = None)
     text = read_text_file(path, "the fio output")
     doc, printed, reports = _final_report(path, text)
     _check_numbers(path, doc)
+    if "\\u" in text:  # only a JSON escape makes a lone surrogate
+        try:
+            doc = _without_surrogates(doc)
+        except RecursionError:
+            raise SsdlabError(f"{path}: its JSON is nested thousands deep, as fio never prints it: the file was "
+                              "edited or damaged") from None
     version = doc.get("fio version")
     if isinstance(version, str) and version.startswith("fio-2."):
         raise SsdlabError(f"{path}: written by {version}, whose JSON has other fields (latencies in µs): "
@@ -111,8 +117,8 @@ def read_fio_json(path: Path, name: str | None = None, drive: str | None = None)
     warnings = _warnings(printed)
     results = [(r.model_copy(update={"notes": (*warnings, *r.notes)}), c) for r, c in results]
     return ImportedRun(
-        name=name if name is not None else path.name,
-        target=", ".join(targets) if targets else "files named after the jobs (no filename= in fio's JSON)",
+        name=name if name is not None else _storable(path.name),
+        target=_storable(", ".join(targets)) if targets else "files named after the jobs (no filename= in fio's JSON)",
         target_kind="device" if targets and all(_is_device(t) for t in targets) else "file",
         suite=SUITE,
         identity=_drop_empty({"drive": drive, "disks": _disks(doc.get("disk_util"))}),
@@ -120,8 +126,8 @@ def read_fio_json(path: Path, name: str | None = None, drive: str | None = None)
         engine=_drop_empty({"engine": "fio", "fio_version": version if isinstance(version, str) else "unknown",
                             "ioengine": ", ".join(dict.fromkeys(j.ioengine for j in jobs if j.ioengine)),
                             "output": "json+" if any(j.has_bins for j in jobs) else "json",
-                            "client": ", ".join(hosts), "imported_from": str(path.resolve())}),
-        options={"imported": {"format": FORMAT, "file": str(path.resolve()), "at": _iso(datetime.now(UTC)),
+                            "client": ", ".join(hosts), "imported_from": _storable(str(path.resolve()))}),
+        options={"imported": {"format": FORMAT, "file": _storable(str(path.resolve())), "at": _iso(datetime.now(UTC)),
                               "fio_printed": list(printed[:200]), "notes": [n for n in notes if n]}},
         test=Test(id=TEST_ID, title=TEST_TITLE, primary_score=PRIMARY, steps=tuple(steps)),
         results=tuple(results), score=dict(SCORE), started_at=_iso(started), finished_at=_iso(reported_at))
@@ -459,6 +465,37 @@ def _warnings(printed: tuple[str, ...]) -> tuple[str, ...]:
 
 def _written(setting: Setting) -> str:
     return setting.spelled if setting.value is None else f"{setting.spelled}={setting.value}"
+
+
+def _storable(text: str) -> str:
+    """`text` as UTF-8 can hold it (SQLite, a report's HTML, a CSV on standard output): the
+    bytes of a file name that are not UTF-8, which Python hands over as lone surrogates,
+    decoded again, and any other lone surrogate (a JSON escape such as \\ud800) as \\x escapes."""
+    if _encodes(text):
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "backslashreplace")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """fio's JSON with every string `_storable`: JSON may escape lone surrogates, fio never does."""
+    if isinstance(value, str):
+        return _storable(value)
+    if isinstance(value, dict):
+        return {_storable(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _drop_empty(values: dict[str, Any]) -> dict[str, Any]:
