@@ -1,58 +1,70 @@
 """The `ssdlab` command. Errors the user can fix become a message and an exit
-status here; anything else is a bug and keeps its traceback."""
+status here; anything else is a bug and keeps its traceback.
+
+A subcommand's module is imported only when that subcommand runs (all of them when the
+command line names none, for the list of --help or a mistake's suggestion): starting
+`ssdlab runs` does not load numpy, altair or the simulator's modules."""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Sequence
 
 import typer
 
 from ssdlab import signals
-from ssdlab.cli.analyze import analyze_app
-from ssdlab.cli.compare import compare_command
-from ssdlab.cli.db import db_app
-from ssdlab.cli.drives import drives_app
-from ssdlab.cli.export import export_command
-from ssdlab.cli.importing import import_app
 from ssdlab.cli.output import err_console, shown
-from ssdlab.cli.report import report_command
-from ssdlab.cli.resume import resume_command
-from ssdlab.cli.run import run_command
-from ssdlab.cli.runs import runs_command
-from ssdlab.cli.show import show_command
-from ssdlab.cli.sim import sim_app
 from ssdlab.cli.startup import restore_apst_left_off
-from ssdlab.cli.suites import suites_command
-from ssdlab.cli.tests import tests_command
-from ssdlab.cli.trace import trace_app
 from ssdlab.errors import SsdlabError
 
-app = typer.Typer(name="ssdlab", no_args_is_help=True, add_completion=False,
-                  pretty_exceptions_enable=False,
-                  help="An SSD test lab in a box: review-grade suites on a real drive or file "
-                       "(through fio) or a simulated drive, every result stored.")
+# Every subcommand, in the order --help lists them: its name and "module:attribute", the
+# attribute a function (a command) or a typer.Typer (a group of commands).
+COMMANDS = {
+    "run": "ssdlab.cli.run:run_command",
+    "resume": "ssdlab.cli.resume:resume_command",
+    "runs": "ssdlab.cli.runs:runs_command",
+    "show": "ssdlab.cli.show:show_command",
+    "export": "ssdlab.cli.export:export_command",
+    "report": "ssdlab.cli.report:report_command",
+    "compare": "ssdlab.cli.compare:compare_command",
+    "tests": "ssdlab.cli.tests:tests_command",
+    "suites": "ssdlab.cli.suites:suites_command",
+    "analyze": "ssdlab.cli.analyze:analyze_app",
+    "db": "ssdlab.cli.db:db_app",
+    "drives": "ssdlab.cli.drives:drives_app",
+    "import": "ssdlab.cli.importing:import_app",
+    "sim": "ssdlab.cli.sim:sim_app",
+    "trace": "ssdlab.cli.trace:trace_app",
+}
 
-app.command("run")(run_command)
-app.command("resume")(resume_command)
-app.command("runs")(runs_command)
-app.command("show")(show_command)
-app.command("export")(export_command)
-app.command("report")(report_command)
-app.command("compare")(compare_command)
-app.command("tests")(tests_command)
-app.command("suites")(suites_command)
-app.add_typer(analyze_app, name="analyze")
-app.add_typer(db_app, name="db")
-app.add_typer(drives_app, name="drives")
-app.add_typer(import_app, name="import")
-app.add_typer(sim_app, name="sim")
-app.add_typer(trace_app, name="trace")
+
+def app_for(argv: Sequence[str]) -> typer.Typer:
+    """`ssdlab` with the subcommand that argv names, or with every one when it names none."""
+    app = typer.Typer(name="ssdlab", no_args_is_help=True, add_completion=False,
+                      pretty_exceptions_enable=False,
+                      help="An SSD test lab in a box: review-grade suites on a real drive or file "
+                           "(through fio) or a simulated drive, every result stored.")
+    app.callback()(_no_options)  # a group of commands, even of one
+    for name in [argv[0]] if argv and argv[0] in COMMANDS else COMMANDS:
+        module, attribute = COMMANDS[name].split(":")
+        command = getattr(importlib.import_module(module), attribute)
+        if isinstance(command, typer.Typer):
+            app.add_typer(command, name=name)
+        else:
+            app.command(name)(command)
+    return app
+
+
+def _no_options() -> None:
+    pass
 
 
 def main() -> None:
     # SIGTERM and SIGHUP (a shutdown, a closed terminal) stop a run as Ctrl-C does: fio is
     # stopped, finished tests stay stored and the run can be resumed
     signals.install()
+    app = app_for(sys.argv[1:])
     # typer (standalone) reports usage errors and Ctrl-C itself; ours are SsdlabError.
     try:
         restore_apst_left_off(sys.argv[1:])
