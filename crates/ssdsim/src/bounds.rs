@@ -248,6 +248,11 @@ pub const CHECKPOINT_US: Bound = Bound::real(0.0, 1_000_000.0, "µs");
 /// 100 µs is a wide margin.
 pub const RELOCATE_UNIT_NS: Bound = Bound::real(0.0, 100_000.0, "ns");
 
+/// `deallocate_unit_ns`: controller time per mapped 4 KiB unit a TRIM deallocates (the
+/// old unit's valid bit and its superblock's valid count, in DRAM or SRAM): tens of ns;
+/// 100 µs is a wide margin.
+pub const DEALLOCATE_UNIT_NS: Bound = Bound::real(0.0, 100_000.0, "ns");
+
 /// `flush_idle_us`: firmware flushes its write buffer after about a millisecond to a
 /// second without host commands; 1 µs to 10 s is a wide margin.
 pub const FLUSH_IDLE_US: Bound = Bound::real(1.0, 10_000_000.0, "µs");

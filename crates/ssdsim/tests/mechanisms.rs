@@ -277,6 +277,7 @@ journal_entry_bytes = 8
 checkpoint_mib = 1.0
 checkpoint_us = 2000.0
 relocate_unit_ns = 300.0
+deallocate_unit_ns = 50.0
 ";
 
 // B4: firmware work in the host's path (garbage collection's steps in the write path,
@@ -467,4 +468,60 @@ fn write_buffer_flushes_pad_program_units_under_a_light_load() {
     eprintln!("write amplification at 100 IOPS: {padded:.2} with flushes after 5 ms idle, {waiting:.2} without");
     assert!(padded > 7.0 && padded <= 8.0, "{padded}");
     assert!(waiting < 1.1, "{waiting}");
+}
+
+/// Latencies of 64 MiB TRIMs at QD1 over the first 4 GiB of the test preset (with `extra`
+/// appended), written first (`written`) or never written; then the latency of a 4 KiB read
+/// issued at once with a TRIM of the next 1 GiB.
+fn trims(extra: &str, written: bool) -> (ssdsim::Latency, u64) {
+    let text = small_tlc_text() + extra;
+    let mut d = Drive::new(DriveConfig::from_toml_str(&text).unwrap()).unwrap();
+    if written {
+        fill(&mut d);
+    }
+    let r = d
+        .run(&Step::new("trims", Op::Trim, 64 * MIB, 4 * GIB))
+        .unwrap();
+    let trims = r.trim.unwrap().latency;
+    // A TRIM of the next 1 GiB and a read of data past it, issued together: the read waits
+    // for the controller to finish walking the TRIM's range.
+    let behind = ssdsim::Step {
+        concurrent: vec![Step::new("read", Op::RandRead, 4 * KIB, 4 * KIB)
+            .offset(12 * GIB)
+            .io_size(4 * KIB)],
+        ..Step::new("big trim", Op::Trim, GIB, GIB).offset(4 * GIB)
+    };
+    let read = d.run(&behind).unwrap().read.unwrap().latency.max_ns;
+    (trims, read)
+}
+
+const HMB: &str = "\n[drive.mapping]\ncache_mib = 1.0\nhit_ns = 1000.0\n";
+
+// Issue 27: a TRIM is firmware work on the mapping table. The controller walks every entry
+// of the range (its map pages must be in memory: a DRAM-less drive reads those it does not
+// hold), and each mapped unit is deallocated (its old unit's valid bit and its superblock's
+// count updated, a journal record written). A range never written costs only the walk, a
+// written one far more, a DRAM-less drive more still; and the controller's time is
+// serial: a read issued behind a large TRIM waits for it.
+#[test]
+fn a_trim_costs_by_the_mapped_units_it_deallocates() {
+    let (unmapped, _) = trims(FIRMWARE, false);
+    let (mapped, read_behind) = trims(FIRMWARE, true);
+    let (hmb, _) = trims(&(FIRMWARE.to_string() + HMB), true);
+    let (plain, plain_read) = trims("", true);
+    eprintln!(
+        "64 MiB TRIM, mean: unmapped {:.1} us, mapped {:.1} us, mapped DRAM-less {:.1} us, without firmware work {:.1} us; a read behind a 1 GiB TRIM {:.1} us ({:.1} us without firmware work)",
+        unmapped.mean_ns / 1e3,
+        mapped.mean_ns / 1e3,
+        hmb.mean_ns / 1e3,
+        plain.mean_ns / 1e3,
+        read_behind as f64 / 1e3,
+        plain_read as f64 / 1e3
+    );
+    assert!(mapped.mean_ns > 10.0 * unmapped.mean_ns);
+    // its map pages read from NAND first: four of 16 MiB of data each per range, a NAND read each
+    assert!(hmb.mean_ns > mapped.mean_ns + 50_000.0);
+    // 1 GiB deallocated at 50 ns per 4 KiB unit: 13 ms of controller time before the read
+    assert!(read_behind > 10_000_000, "{read_behind} ns");
+    assert!(plain_read < read_behind / 10, "{plain_read} ns");
 }

@@ -22,6 +22,11 @@ pub struct FirmwareConfig {
     /// commands wait for the reclaim work done in their path.
     /// Bound: [`bounds::RELOCATE_UNIT_NS`](crate::bounds::RELOCATE_UNIT_NS).
     pub relocate_unit_ns: f64,
+    /// Controller time per mapped unit a TRIM deallocates, ns: its old physical unit's
+    /// valid bit and its superblock's valid count updated (an unmapped unit costs only
+    /// the walk, `controller.trim_unit_ns`).
+    /// Bound: [`bounds::DEALLOCATE_UNIT_NS`](crate::bounds::DEALLOCATE_UNIT_NS).
+    pub deallocate_unit_ns: f64,
 }
 
 impl Section for FirmwareConfig {
@@ -38,6 +43,11 @@ impl Section for FirmwareConfig {
             "relocate_unit_ns",
             self.relocate_unit_ns,
             &b::RELOCATE_UNIT_NS,
+        );
+        f.add(
+            "deallocate_unit_ns",
+            self.deallocate_unit_ns,
+            &b::DEALLOCATE_UNIT_NS,
         );
     }
 }

@@ -9,8 +9,10 @@
 //! to NAND a few with each journal page until the next one (a rolling checkpoint:
 //! firmware spreads the table's write-back rather than stopping the drive for it). Each unit that
 //! garbage collection or folding relocates costs `relocate_unit_ns` of controller
-//! time, in the path of the host command that caused it. Without a `[drive.firmware]`
-//! section there is no such work.
+//! time, in the path of the host command that caused it; each mapped unit a TRIM
+//! deallocates costs `deallocate_unit_ns` and is a mapping change of its own (a TRIM of
+//! an unmapped range changes nothing). Without a `[drive.firmware]` section there is no
+//! such work.
 
 use crate::config::DriveConfig;
 use crate::geometry::{Geometry, UNIT};
@@ -38,6 +40,7 @@ pub struct Firmware {
     since_checkpoint: u64,
     checkpoint_ns: u64,
     relocate_unit_ps: u64,
+    deallocate_unit_ps: u64,
     /// Map pages changed since the last checkpoint (a bit each).
     changed: Vec<u64>,
     changed_pages: u64,
@@ -58,6 +61,7 @@ impl Firmware {
             since_checkpoint: 0,
             checkpoint_ns: ns_from_us(f.checkpoint_us),
             relocate_unit_ps: ps_from_ns(f.relocate_unit_ns),
+            deallocate_unit_ps: ps_from_ns(f.deallocate_unit_ns),
             changed: vec![0; map_pages.div_ceil(64) as usize],
             changed_pages: 0,
             backlog: 0,
@@ -69,6 +73,11 @@ impl Firmware {
     #[inline]
     pub fn relocate_unit_ps(&self) -> u64 {
         self.relocate_unit_ps
+    }
+
+    /// Controller time per mapped unit a TRIM deallocates, ps.
+    pub fn deallocate_unit_ps(&self) -> u64 {
+        self.deallocate_unit_ps
     }
 
     /// Controller time of a checkpoint, ns.
@@ -139,6 +148,7 @@ mod tests {
             checkpoint_mib: 1.0,
             checkpoint_us: 100.0,
             relocate_unit_ns: 0.0,
+            deallocate_unit_ns: 0.0,
         });
         let geo = Geometry::new(&cfg).unwrap();
         let mut fw = Firmware::new(&cfg, &geo, 1000).unwrap();

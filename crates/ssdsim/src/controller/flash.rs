@@ -164,23 +164,28 @@ impl Flash {
         self.journal(changes, t);
     }
 
-    /// The map pages of the units from `lba` to `last` change at `t`.
+    /// The map pages of the units from `lba` to `last` change at `t`; returns when the last
+    /// of them is in memory (a DRAM-less drive reads those it does not hold from NAND).
     #[inline]
-    fn mark_changed(&mut self, lba: u32, last: u32, t: u64) {
+    fn mark_changed(&mut self, lba: u32, last: u32, t: u64) -> u64 {
         let (first_page, last_page) = (self.map_page(lba), self.map_page(last));
+        let mut held = t;
         for page in first_page..=last_page {
-            self.touch_map(page, true, t);
+            held = held.max(self.touch_map(page, true, t));
             if let Some(fw) = &mut self.firmware {
                 fw.mark(page);
             }
         }
+        held
     }
 
     /// The map page of each of `lbas` changes at `t`, one after another.
     #[inline]
     fn mark_each_changed(&mut self, lbas: &[u32], t: u64) {
         if !self.mapping.holds_all() {
-            lbas.iter().for_each(|&lba| self.mark_changed(lba, lba, t));
+            lbas.iter().for_each(|&lba| {
+                self.mark_changed(lba, lba, t);
+            });
             return;
         }
         // Every map page in memory: each access costs its hit time, and a page marked
@@ -328,13 +333,23 @@ impl Flash {
         self.journal(n, t);
     }
 
-    /// Unmap `units` units from `lba` at `t` (TRIM): one journal record for the range,
-    /// every map page of the range changed.
-    pub fn trim(&mut self, lba: u64, units: u64, t: u64) {
-        for l in lba..lba + units {
-            self.ftl.trim(l as u32);
+    /// Unmap `units` units from `lba` at `t` (TRIM): the range's map pages read (the walk
+    /// looks at every entry), each mapped unit deallocated (controller time and a journal
+    /// record each) and the map pages changed. Returns when the map pages are in memory.
+    pub fn trim(&mut self, lba: u64, units: u64, t: u64) -> u64 {
+        let walked = self.look_up(lba, units, t);
+        let mapped = (lba..lba + units)
+            .filter(|&l| self.ftl.trim(l as u32))
+            .count() as u64;
+        if !self.tracks_metadata || mapped == 0 {
+            return walked; // nothing was mapped: no entry changed
         }
-        self.note_changes(lba as u32, (lba + units - 1) as u32, 1, t);
+        let held = self.mark_changed(lba as u32, (lba + units - 1) as u32, walked);
+        if let Some(fw) = &self.firmware {
+            self.owed_ps += fw.deallocate_unit_ps() * mapped;
+        }
+        self.journal(mapped, t);
+        held
     }
 
     #[inline]

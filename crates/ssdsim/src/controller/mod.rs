@@ -278,16 +278,18 @@ impl Controller {
         }
     }
 
-    /// Unmap `units` units from `lba`; returns the completion time. The superblocks
-    /// it empties are erased later, when they are next needed or in idle time.
+    /// Unmap `units` units from `lba`; returns the completion time: the controller walks
+    /// the range's entries, with its map pages in memory, and deallocates each mapped unit
+    /// (firmware work: the host's later commands wait behind it). The superblocks it
+    /// empties are erased later, when they are next needed or in idle time.
     pub fn trim(&mut self, lba: u64, units: u64, t: u64) -> u64 {
-        self.flash.trim(lba, units, t);
+        let held = self.flash.trim(lba, units, t);
         self.slc_closed = false; // the space it frees may hold cache again
         if let Some(ra) = &mut self.read_ahead {
             ra.forget();
         }
-        let done = self.host.process_trim(t, units);
-        done.max(self.pay_owed(t))
+        let walked = self.host.process_trim(held, units);
+        walked.max(self.pay_owed(held))
     }
 
     /// Return to fresh-out-of-box at time `t`: everything unmapped, every used
