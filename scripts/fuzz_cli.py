@@ -403,7 +403,7 @@ def make_case(rng: random.Random, seeds: Seeds) -> Case:
 
 # How many inputs of each kind, per 1000.
 MIX = [(suite_case, 140), (preset_case, 140), (jobfile_case, 180), (csv_case, 120),
-       (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 30), (make_case, 30), (import_case, 60)]
+       (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 60), (make_case, 30), (import_case, 60)]
 
 
 def draw_cases(seed: int, count: int) -> list[Case]:
