@@ -7,9 +7,17 @@ Units, everywhere in the code and the data:
   results, shown in microseconds or milliseconds.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:  # one place for the version: Cargo.toml's workspace, through the package metadata
-    __version__ = version("ssdlab")
-except PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "unknown"
+def __getattr__(name: str) -> str:
+    """`ssdlab.__version__`, read when first asked for (a run's record, sim fio's output):
+    importlib.metadata would cost every start of the CLI 40 ms."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:  # one place for the version: Cargo.toml's workspace, through the package metadata
+        found = version("ssdlab")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        found = "unknown"
+    globals()["__version__"] = found
+    return found

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from ssdlab.analysis.fill import analyze_fill
 from ssdlab.model import Step, StepResult
 from ssdlab.units import GiB
 
@@ -59,6 +58,8 @@ def fill_score(name: str, measured: Measured) -> dict[str, Any]:
     """Overall mean over the whole fill (bytes / time), the mean over its last 16 GiB
     (the whole fill when it is shorter), and the SLC cache size and phases that
     `analysis.fill` reads from the curve."""
+    from ssdlab.analysis.fill import analyze_fill  # here, not above: it loads numpy, a tenth of a second
+
     (_, result), = measured
     # A fill that wrote nothing has no series; its score must still be recorded.
     analysis = (analyze_fill(result.per_gib).to_json() if result.per_gib else

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from ssdlab.model import Step, StepResult
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Called with (fraction of the step done in [0, 1], a short status such as "burst 3/32").
 ProgressCallback = Callable[[float, str], None]

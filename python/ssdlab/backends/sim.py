@@ -27,8 +27,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 
-import numpy as np
-
 from ssdlab import _ssdsim
 from ssdlab.backends import JobFigures, ProgressCallback, StepOutcome
 from ssdlab.backends.sim_host import DEFAULT_HOST, SimHost
@@ -202,6 +200,8 @@ def _verification(result: StepResult) -> Verification:
 
 
 def _job(raw: dict, started: str) -> JobFigures:
+    import numpy as np  # here, not above: numpy costs every start of the CLI a tenth of a second
+
     result = StepResult(started_at=started, busy_s=raw["busy_s"], idle_s=0.0, engine=ENGINE, **_figures(raw))
     log = np.frombuffer(raw["io_log"], dtype="<u8").reshape(-1, 5)
     return JobFigures(raw["label"], result, log, raw["log_truncated"], raw["steady"])

@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ssdlab.errors import SsdlabError
@@ -98,6 +97,8 @@ class StepEnergy(BaseModel):
 def energy_j(trace: PowerTrace, start_s: float, end_s: float) -> StepEnergy:
     """The trapezoid integral of power over [start_s, end_s], the power at each edge
     interpolated between the samples around it."""
+    import numpy as np  # here, not above: numpy costs every start of the CLI a tenth of a second
+
     if end_s < start_s:
         raise ValueError(f"a span ends after it starts: {start_s} .. {end_s}")
     if not trace.samples:
