@@ -8,6 +8,7 @@ are powers of two, and KB, MB, GB, TB powers of ten, as fio reads them with
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from fractions import Fraction
 
 KiB = 1 << 10
@@ -88,3 +89,8 @@ def format_duration(seconds: float) -> str:
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
     return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+def shown_date(iso: str) -> str:
+    """A stored time as a reader wants it: '2026-11-28 03:10 UTC'."""
+    return f"{datetime.fromisoformat(iso):%Y-%m-%d %H:%M:%S} UTC"

@@ -40,7 +40,7 @@ from ssdlab.catalogue.definitions import PRECONDITION_BS, PRECONDITION_QD, Whole
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Op, Phase, PowerOff, Run, RunStatus, Step, StepResult, Test, Wait
-from ssdlab.units import format_bytes
+from ssdlab.units import format_bytes, shown_date
 
 DAY_S = 86_400.0
 JEDEC_CLIENT = PowerOff(seconds=365 * DAY_S, temperature_c=30.0)  # JESD218, client drives: 1 year off at 30 °C
@@ -266,11 +266,6 @@ def early_warning(run_id: int, wait: Wait, now: datetime) -> str | None:
     return (f"run {run_id} is read back {duration_words(ahead)} earlier than planned (its wait ends "
             f"{shown_date(wait.until)}): the drive can have been kept as stated {duration_words(since)} at most, and "
             "the equivalent time counts that")
-
-
-def shown_date(iso: str) -> str:
-    """A stored time as a reader wants it: '2026-11-28 03:10 UTC'."""
-    return f"{datetime.fromisoformat(iso):%Y-%m-%d %H:%M:%S} UTC"
 
 
 def begun_wait(seq: int, idx: int, seed: int, step: Step, now: datetime) -> Wait:

@@ -10,7 +10,7 @@ import typer
 
 from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale
-from ssdlab.catalogue.retention import duration_words, shown_date
+from ssdlab.catalogue.retention import duration_words
 from ssdlab.cli.options import DbOption, JsonOption
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, ProgressReporter, progress_rows
@@ -19,7 +19,7 @@ from ssdlab.model import Age, RunStatus
 from ssdlab.session import RunRequest, dry_run_document, start_run
 from ssdlab.side_by_side import Plan, plan, run_side_by_side
 from ssdlab.text import require_utf8
-from ssdlab.units import format_duration, parse_size
+from ssdlab.units import format_duration, parse_size, shown_date
 
 
 def _size(text: str | None) -> int | None:

@@ -2,11 +2,11 @@
 
 from rich.table import Table
 
-from ssdlab.catalogue.retention import shown_date
 from ssdlab.cli.options import DbOption, JsonOption
 from ssdlab.cli.output import console, print_json, shown
 from ssdlab.model import TestStatus
 from ssdlab.store import Store
+from ssdlab.units import shown_date
 
 
 def runs_command(db: DbOption = None, json_out: JsonOption = False) -> None:

@@ -5,13 +5,12 @@ before and after and its throttle events. A skipped test shows why in place of i
 
 from rich.table import Table
 
-from ssdlab.catalogue.retention import shown_date
 from ssdlab.cli.options import DbOption, JsonOption, RunIdArgument
 from ssdlab.cli.output import console, print_alarm, print_json, shown
 from ssdlab.documents import HEALTH_HEADER, health_rows, placed_note, run_document
 from ssdlab.power_tables import power_tables
 from ssdlab.store import Store
-from ssdlab.units import format_bytes
+from ssdlab.units import format_bytes, shown_date
 
 THROTTLE_HEADER = ("step", "start (s)", "length (s)", "MB/s before", "MB/s during", "°C at start", "peak °C",
                    "threshold")
