@@ -6,6 +6,7 @@ the checkout (its drives/, python/, the development venv) can stand in for what 
 wheel lacks.
 """
 
+import fcntl
 import json
 import os
 import subprocess
@@ -37,8 +38,13 @@ def run(argv: list, cwd: Path, timeout: float = 600) -> str:
 
 def build_wheel(out_dir: Path) -> Path:
     # For the interpreter the development venv uses, so cargo's target/ (shared with
-    # `maturin develop`) is reused and only the wheel is new.
-    run([MATURIN, "build", "--release", "--interpreter", sys.executable, "-o", out_dir], cwd=REPOSITORY)
+    # `maturin develop`) is reused and only the wheel is new. One build at a time in that
+    # target/: under xdist every worker that runs a test of this module builds its wheel.
+    lock = REPOSITORY / "target" / "test_install.lock"
+    lock.parent.mkdir(exist_ok=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # released when the file is closed
+        run([MATURIN, "build", "--release", "--interpreter", sys.executable, "-o", out_dir], cwd=REPOSITORY)
     (wheel,) = out_dir.glob("ssdlab-*.whl")
     return wheel
 
