@@ -158,7 +158,7 @@ class FioOfVersion(Commands):
 
 def test_a_trace_with_trims_is_refused_on_fio_before_3_34(scratch, target):
     trace = prepared_file(scratch / "t.trc", records([0, 10, 20], [READ, TRIM, WRITE]))
-    with pytest.raises(SsdlabError, match=r"3 records|1 trims, which fio 3.33 cannot replay: fio before 3.34 drops"):
+    with pytest.raises(SsdlabError, match="1 trims, which fio 3.33 cannot replay: fio before 3.34 drops"):
         FioBackend(target, "device", purge=lambda: (), commands=FioOfVersion("3.33")).run_step(trace_step(trace, 3))
     if fio_version() < trace_replay.MIN_TRIM_VERSION:  # this machine's fio says the same
         with pytest.raises(SsdlabError, match="install fio 3.34 or later"):
