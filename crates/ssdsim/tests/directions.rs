@@ -81,7 +81,7 @@ fn random_write_iops(d: &mut Drive) -> f64 {
 
 #[test]
 fn nearly_full_drives_write_slower_and_trim_gives_the_speed_back() {
-    for (name, text) in presets() {
+    on_every_core(presets(), |(name, text)| {
         let (mut ten, off10) = state(&text, 0.1);
         let (mut ninety, off90) = state(&text, 0.9);
         let (seq10, seq90) = (
@@ -111,7 +111,7 @@ fn nearly_full_drives_write_slower_and_trim_gives_the_speed_back() {
             trimmed > 1.2 * seq90,
             "{name}: {trimmed:.0} after TRIM vs {seq90:.0} at 90 %"
         );
-    }
+    });
 }
 
 #[test]

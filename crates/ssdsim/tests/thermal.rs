@@ -41,8 +41,7 @@ fn idle(seconds: f64) -> Step {
 // (CAL:THERMAL "light throttle to 50-75 % of the bandwidth"), and it recovers as it cools.
 #[test]
 fn the_sn850_throttles_after_minutes_of_writing_bare_and_not_with_a_heatsink() {
-    let mut runs = vec![];
-    for cooling in [Cooling::Bare, Cooling::Heatsink] {
+    let mut runs = on_every_core(vec![Cooling::Bare, Cooling::Heatsink], |cooling| {
         let mut d = on(preset(SN850), cooling, 35.0);
         let first_minute = d.run(&soak(60.0)).unwrap();
         assert_eq!(d.thermal_log().unwrap().light_entries, 0, "{cooling:?}");
@@ -50,8 +49,8 @@ fn the_sn850_throttles_after_minutes_of_writing_bare_and_not_with_a_heatsink() {
         assert_eq!(rest.temperature_c.len(), rest.per_second.len());
         let log = d.thermal_log().unwrap();
         let hottest = rest.temperature_c.iter().cloned().fold(f64::MIN, f64::max);
-        runs.push((d, first_minute, rest, log, hottest));
-    }
+        (d, first_minute, rest, log, hottest)
+    });
     let [bare, heatsink] = &mut runs[..] else {
         unreachable!()
     };

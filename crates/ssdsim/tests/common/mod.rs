@@ -170,3 +170,31 @@ pub const SLC_KEEP: &str =
     "policy = \"static\"\nstatic_gb = 0.1\nidle_fold = false\nbusy_fold_ratio = 0.0";
 pub const SLC_FOLD: &str =
     "policy = \"static\"\nstatic_gb = 0.1\nidle_fold = true\nbusy_fold_ratio = 0.0";
+
+/// `f` of every item, in their order, computed on as many threads as the machine has
+/// cores: a test of independent drives takes the time of its share of them, not of all.
+pub fn on_every_core<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let count = items.len();
+    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads.min(count))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = vec![];
+                    loop {
+                        let next = queue.lock().unwrap().next();
+                        let Some((i, item)) = next else { break mine };
+                        mine.push((i, f(item)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
