@@ -65,7 +65,7 @@ def run_fio(tmp, iolog, target, iodepth=1, timed=True):
     step = Step(label="replay", rw=Op.RANDREAD, bs=4096, iodepth=iodepth, size=SIZE,
                 trace=TraceReplay(path=str(iolog), records=1, timed=timed))
     job = tmp / "replay.fio"
-    job.write_text(trace_replay.job_text(step, target, "io_uring", iolog, tmp / "replay"))
+    job.write_text(trace_replay.job_text(step, target, "io_uring", iolog, tmp / "replay", step.iodepth))
     done = subprocess.run(["fio", "--output-format=json", str(job)], capture_output=True, text=True, timeout=120,
                           check=True)
     rows = np.concatenate([*trace_replay.log_lines(tmp / "replay_clat.1.log"), np.zeros((0, 6), np.int64)])
@@ -338,17 +338,33 @@ def test_a_trace_step_through_the_fio_backend(scratch, target):
     assert u.ios == 100 and u.idle_s < min(r.idle_s / 10, u.busy_s)
 
 
-def test_a_timed_replay_at_depth_on_fio_before_3_36_says_its_latencies_are_inflated(scratch):
+def test_a_timed_replay_on_fio_before_3_36_runs_at_depth_1_and_says_so(scratch):
     trace = prepared_file(scratch / "t.trc", records([0, 10]))
     assert trace_replay.notes_before(trace_step(trace, 2, iodepth=1), (3, 33)) == []
     assert trace_replay.notes_before(trace_step(trace, 2, iodepth=4, timed=False), (3, 33)) == []
     assert trace_replay.notes_before(trace_step(trace, 2, iodepth=4), (3, 36)) == []
+    assert [trace_replay.depth(trace_step(trace, 2, iodepth=4, timed=timed), version)
+            for timed, version in ((True, (3, 33)), (True, None), (True, (3, 36)), (False, (3, 33)))] == [1, 1, 4, 4]
     note, = trace_replay.notes_before(trace_step(trace, 2, iodepth=4), (3, 33))
-    assert re.search(r"fio 3.33 replayed this trace timed at depth 4.*inflated", note)
+    assert re.search(r"fio 3.33 replayed this trace in time at depth 1, not 4", note)
+
+
+def test_a_timed_replay_at_depth_through_fio_3_33_measures_the_targets_latency(scratch, target):
+    # reads 1 ms apart: at depth 4, fio 3.33 would reap none until four are outstanding (about
+    # 3 ms); at depth 1 each read's latency is the file's own
+    trace = prepared_file(scratch / "t.trc", records([1000 * i for i in range(50)]))
+    backend = FioBackend(target, "file", purge=lambda: ())
+    if backend.fio_version is None or backend.fio_version >= (3, 36):
+        pytest.skip("the fio here reaps while it waits")
+    outcome = backend.run_step(trace_step(trace, 50, iodepth=4))
+    assert "iodepth=1" in outcome.commands[0]
+    r = outcome.result
+    assert r.ios == 50 and r.read.latency.mean_ns < 1_000_000
+    assert any("at depth 1, not 4" in note for note in r.notes)
 
 
 def test_a_large_trace_is_read_by_fio_in_pieces(scratch):
     step = trace_step(scratch / "t.trc", trace_replay.CHUNKED_ABOVE + 1, iodepth=8, timed=False)
-    text = trace_replay.job_text(step, scratch / "target", "io_uring", scratch / "t.iolog", scratch / "log")
+    text = trace_replay.job_text(step, scratch / "target", "io_uring", scratch / "t.iolog", scratch / "log", 8)
     assert "read_iolog_chunked=1" in text and "log_compression=" in text
     assert any("in pieces" in note for note in trace_replay.notes_before(step, (3, 33)))

@@ -176,12 +176,13 @@ class FioBackend:
         trace_replay.check_trims(trace, version, self.kind)
         iolog, prefix = tmp / "trace.iolog", tmp / "replay"
         trace_replay.write_iolog(trace, iolog)
-        text = trace_replay.job_text(step, self.path, self.ioengine, iolog, prefix)
+        iodepth = trace_replay.depth(step, version)
+        text = trace_replay.job_text(step, self.path, self.ioengine, iolog, prefix, iodepth)
         job_file = tmp / "replay.fio"
         job_file.write_text(text)
         doc, extra = parse.split_output(runner.run_job(job_file, self._commands))
         found = parse.directions(parse.job_of(doc))
-        line = trace_replay.timeline(trace, _lat_log(prefix), step.trace.timed, step.iodepth)
+        line = trace_replay.timeline(trace, _lat_log(prefix), step.trace.timed, iodepth)
         if self._io_window and (end := parse.report_time_s(doc)) is not None:
             self._io_window(end - line.span_ns / 1e9, end)
         busy = line.busy_ns / 1e9

@@ -17,8 +17,10 @@ fio's quirks, read in its source (iolog.c, ioengines.c, stat.c at fio-3.33; unch
   (MIN_TRIM_VERSION), and on a file target with any fio (fio's engines discard only devices).
 - fio before 3.36 sleeps between timed records without reaping completions, and reaps only
   when its queue is full: at a depth above 1, a command's latency runs until then (4 KiB
-  reads 1 ms apart at depth 4: 7.8 ms where the file takes 0.1-0.3 ms), and a trace shorter
-  than the depth is left unreaped whole. The result says so (INFLATED_NOTE).
+  reads 1 ms apart at depth 4: 7.8 ms where the file takes 0.1-0.3 ms; 66 ms at depth 64),
+  and a trace shorter than the depth is left unreaped whole. Figures so made are wrong, not
+  merely inflated: on such a fio a timed replay runs at depth 1 (`depth`), the records a
+  trace issues together one after another, and the result says so (SERIAL_NOTE).
 - Once its iolog is done fio reaps no more completions (td_io_getevents returns at once
   when td->done): the last commands still outstanding, at most iodepth - 1, are done by the
   target but are in neither fio's statistics nor its logs. The result counts fio's timed
@@ -81,11 +83,10 @@ _TRIM = prepared.OP_CODE[Op.TRIM]
 # fio's latency log columns (log_offset=1): time ms, clat ns, direction, bytes, offset, priority
 _T, _CLAT, _DDIR, _BS, _OFFSET = range(5)
 
-INFLATED_NOTE = ("fio {version} replayed this trace timed at depth {depth}: before 3.36 fio sleeps until each "
-                 "record's time without reaping completions, and reaps only when its {depth} commands are "
-                 "outstanding, so a command's latency runs until then: its latencies and the busy time are "
-                 "inflated, the more the deeper the queue (METHODOLOGY.md section 6); fio 3.36 or later "
-                 "measures them")
+SERIAL_NOTE = ("fio {version} replayed this trace in time at depth 1, not {depth}: before 3.36 fio sleeps until "
+               "each record's time without reaping completions and reaps only when its queue is full, so at a "
+               "depth above 1 a command's latency runs until then (METHODOLOGY.md section 6). Records the trace "
+               "issues together went one after another; fio 3.36 or later replays at depth {depth}")
 TAIL_NOTE = ("fio timed {timed} of the trace's {records} commands: once its iolog is done fio reaps no more "
              "completions, so its last {tail} commands still outstanding were done by the target but are in "
              "neither its statistics nor its logs; the figures are those of the {timed}")
@@ -146,15 +147,23 @@ def write_iolog(trace: Path, out: Path) -> int:
         return write_iolog_v3(shifted(prepared.chunks(trace)), LOG_NAME, file)
 
 
-def job_text(step: Step, target: Path, ioengine: str, iolog: Path, log_prefix: Path) -> str:
-    """The fio job of a trace step: the iolog onto the target, each command's latency logged
-    (clat only: lat and slat would triple fio's memory for nothing used)."""
+def depth(step: Step, version: tuple[int, int] | None) -> int:
+    """The depth fio replays `step` at: its own, but 1 for a timed replay on a fio that
+    cannot reap while it waits for a record's time (before 3.36, or of unknown version)."""
+    assert step.trace is not None
+    reaps = version is not None and version >= REAPS_IN_DELAY_VERSION
+    return step.iodepth if reaps or not step.trace.timed else 1
+
+
+def job_text(step: Step, target: Path, ioengine: str, iolog: Path, log_prefix: Path, iodepth: int) -> str:
+    """The fio job of a trace step at `iodepth`: the iolog onto the target, each command's
+    latency logged (clat only: lat and slat would triple fio's memory for nothing used)."""
     assert step.trace is not None
     lines = [
         section(step),
         f"ioengine={ioengine}",
         "direct=1",
-        f"iodepth={step.iodepth}",
+        f"iodepth={iodepth}",
         f"read_iolog={iolog}",
         f"replay_redirect={target}",
     ]
@@ -171,8 +180,8 @@ def notes_before(step: Step, version: tuple[int, int] | None) -> list[str]:
     """What the replay's settings and fio's version say of its figures, before it runs."""
     assert step.trace is not None
     notes = []
-    if step.trace.timed and step.iodepth > 1 and (version is None or version < REAPS_IN_DELAY_VERSION):
-        notes.append(INFLATED_NOTE.format(version=shown(version), depth=step.iodepth))
+    if depth(step, version) != step.iodepth:
+        notes.append(SERIAL_NOTE.format(version=shown(version), depth=step.iodepth))
     if step.trace.records > CHUNKED_ABOVE:
         notes.append(CHUNKED_NOTE.format(limit=CHUNKED_ABOVE))
     return notes
