@@ -48,6 +48,13 @@ def test_queue_depth_from_response_times(tmp_path):
                      "busy_share": busy / 1000500}
 
 
+def test_response_times_all_zero_say_nothing_of_the_queue_depth(tmp_path):
+    # `trace make` writes MSR and SYSTOR '17 lines, whose response column it cannot fill, with 0
+    zeros = "time_us,op,offset,length,response_us\n0,read,0,4096,0\n100,write,0,4096,0\n"
+    depth = trace_stats(Trace(write(tmp_path, "t", zeros)))["queue_depth"]
+    assert depth["known"] is False and "every response time is 0" in depth["why"]
+
+
 def test_the_cli_prints_the_statistics_as_json(tmp_path):
     path = write(tmp_path, "usr_0.csv.gz", gzip.compress(SAMPLES["msr"].text.encode()))
     doc = json.loads(run_cli("trace", "stats", path, "--json").stdout)

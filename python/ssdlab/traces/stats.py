@@ -107,6 +107,9 @@ def _queue_depth(records: int, responses: int, response_sum: int, busy: int, spa
     if responses < records:
         return {"known": False, "why": "the trace has no response times: its queue depth is the replaying "
                                        "drive's doing"}
+    if response_sum == 0:  # a format that must carry a response column, written without one (trace make)
+        return {"known": False, "why": "every response time is 0: the trace was not recorded from a drive, "
+                                       "its queue depth is the replaying drive's doing"}
     return {"known": True, "mean": response_sum / span if span else None,
             "mean_while_busy": response_sum / busy if busy else None,
             "busy_share": busy / span if span else None}
