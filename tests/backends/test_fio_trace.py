@@ -15,7 +15,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from ssdlab.backends.fio import FioBackend, trace_replay
+from ssdlab.backends.fio import FioBackend, runner, trace_replay
 from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands, Completed
 from ssdlab.model import Op, Step, TraceReplay
@@ -56,7 +56,7 @@ def prepared_file(path, table):
 
 
 def fio_version():
-    return trace_replay.parse_version(subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout)
+    return runner.parse_version(subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout)
 
 
 def run_fio(tmp, iolog, target, iodepth=1, timed=True):

@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ssdlab.backends import ProgressCallback, StepOutcome
-from ssdlab.backends.fio import logs, parse, runner, trace_replay, verify
+from ssdlab.backends.fio import logs, parse, runner, verify
 from ssdlab.backends.fio.jobfile import PER_IO_LOG_MAX, Invocation, job_text, logs_each_io
 from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands
@@ -167,10 +167,12 @@ class FioBackend:
     @functools.cached_property
     def fio_version(self) -> tuple[int, int] | None:
         """fio's (major, minor), asked once; None when `fio --version` names none."""
-        return trace_replay.parse_version(runner.fio_version(self._commands))
+        return runner.parse_version(runner.fio_version(self._commands))
 
     def _run_trace(self, step: Step, started: str, tmp: Path) -> StepOutcome:
         """A trace step: its prepared trace replayed by fio (trace_replay.py)."""
+        from ssdlab.backends.fio import trace_replay  # numpy's: only for a trace step, not at every start
+
         assert step.trace is not None
         trace, version = Path(step.trace.path), self.fio_version
         trace_replay.check_trims(trace, version, self.kind)

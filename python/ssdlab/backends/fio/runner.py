@@ -11,6 +11,7 @@ in the I/O fio issues.
 from __future__ import annotations
 
 import ctypes
+import re
 import signal
 import subprocess
 from collections.abc import Callable, Collection
@@ -36,6 +37,12 @@ def fio_version(commands: Commands) -> str:
     commands.require("fio")
     done = commands.run(["fio", "--version"], timeout=30)
     return done.stdout.strip() or "unknown"
+
+
+def parse_version(text: str) -> tuple[int, int] | None:
+    """fio's (major, minor) from `fio --version` ("fio-3.33"); None when it names none."""
+    found = re.search(r"fio-(\d+)\.(\d+)", text)
+    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 def run_job(job_file: Path, commands: Commands, on_tick: Callable[[], None] | None = None,

@@ -50,7 +50,6 @@ Both the iolog and the log are streamed: neither is ever whole in memory.
 from __future__ import annotations
 
 import heapq
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -102,12 +101,6 @@ UNMATCHED_NOTE = ("{lines} lines of fio's latency log matched no command of the 
                   "and length): they are left out of the busy time")
 AHEAD_NOTE = ("fio issued some commands up to {ahead_ms:.1f} ms earlier than its pacing puts them (it makes up "
               "for a sleep that overran): their times are taken from fio's log, to the ms")
-
-
-def parse_version(text: str) -> tuple[int, int] | None:
-    """fio's (major, minor) from `fio --version` ("fio-3.33"); None when it names none."""
-    found = re.search(r"fio-(\d+)\.(\d+)", text)
-    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 def shown(version: tuple[int, int] | None) -> str:
