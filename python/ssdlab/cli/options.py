@@ -5,6 +5,9 @@ from typing import Annotated
 
 import typer
 
+from ssdlab.errors import SsdlabError
+from ssdlab.units import parse_size
+
 DbOption = Annotated[Path | None, typer.Option(
     "--db", help="SQLite database (default: $SSDLAB_DB, else $XDG_DATA_HOME/ssdlab/ssdlab.db)")]
 JsonOption = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
@@ -12,3 +15,13 @@ RunIdArgument = Annotated[str, typer.Argument(
     help="run id from `ssdlab runs`, or `latest`")]
 RunIdsArgument = Annotated[list[str], typer.Argument(
     help="run ids from `ssdlab runs`, or `latest`; the first is the reference")]
+
+
+def size_option(option: str, text: str | None) -> int | None:
+    """A size option's bytes (`64GiB`), refused with the option's name; None when not given."""
+    if text is None:
+        return None
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise SsdlabError(f"{option}: {exc}") from None

@@ -11,7 +11,7 @@ import typer
 from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale
 from ssdlab.catalogue.retention import duration_words
-from ssdlab.cli.options import DbOption, JsonOption
+from ssdlab.cli.options import DbOption, JsonOption, size_option
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, ProgressReporter, progress_rows
 from ssdlab.errors import SsdlabError
@@ -19,16 +19,7 @@ from ssdlab.model import Age, RunStatus
 from ssdlab.session import RunRequest, dry_run_document, start_run
 from ssdlab.side_by_side import Plan, plan, run_side_by_side
 from ssdlab.text import require_utf8
-from ssdlab.units import format_duration, parse_size, shown_date
-
-
-def _size(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise SsdlabError(f"--size: {exc}") from None
+from ssdlab.units import format_duration, shown_date
 
 
 def _age(text: str | None) -> Age | None:
@@ -137,7 +128,7 @@ def run_command(
     """Run a suite on a target and store every result (resumable with `ssdlab resume`)."""
     shared = RunRequest(
         target="", suite=suite, tests=_test_ids(tests),
-        scale=Scale(scale), size=_size(size),
+        scale=Scale(scale), size=size_option("--size", size),
         name=None if name is None else require_utf8(name, "--name"),
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
         power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),

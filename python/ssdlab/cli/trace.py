@@ -14,12 +14,12 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ssdlab.cli.options import JsonOption
+from ssdlab.cli.options import JsonOption, size_option
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.errors import SsdlabError
 from ssdlab.traces import FORMATS, Trace, synthetic, writers
 from ssdlab.traces.stats import trace_stats
-from ssdlab.units import format_bytes, parse_size
+from ssdlab.units import format_bytes
 
 trace_app = typer.Typer(help="Block I/O traces: fio iologs, MSR, Alibaba, SYSTOR '17, Tencent CBS, CSV; "
                              "built-in synthetic traces.", no_args_is_help=True)
@@ -144,20 +144,11 @@ def _format_of(out: Path, format_name: str | None) -> str:
                       f"{', '.join(SUFFIX_FORMATS)} says it)")
 
 
-def _size_option(option: str, text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise SsdlabError(f"{option}: {exc}") from None
-
-
 def _changes(options: dict[str, object]) -> dict[str, object]:
     """The spec's fields the user's variant options set."""
     changes: dict[str, object] = {}
     for field in ("read_bytes", "write_bytes", "sequential_size", "run_bytes", "footprint", "device_size"):
-        if (value := _size_option(OPTION_NAMES[field], options[field])) is not None:
+        if (value := size_option(OPTION_NAMES[field], options[field])) is not None:
             changes[field] = value
     for field in ("read_share", "sequential_share", "mean_qd", "qd1_share", "idle_share", "burst_requests",
                   "duration_s"):
