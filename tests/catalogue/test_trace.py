@@ -4,6 +4,7 @@ its options, its figures, and the prepared traces kept between runs."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,8 @@ from ssdlab.errors import SsdlabError
 from ssdlab.model import Op, Phase, Step, TraceReplay
 from ssdlab.presets import load_preset
 from ssdlab.store import Store
-from ssdlab.traces import cache, fitting, prepared
+from ssdlab.traces import fitting, prepared
+from ssdlab.traces.fit import Prepared
 from ssdlab.units import GiB
 from tests.paths import SMALL_PRESET
 
@@ -59,7 +61,7 @@ def test_a_trace_is_prepared_once_per_file_fit_and_target(tmp_path, monkeypatch)
     compile_tests(["trace"], Scale(1.0), 16 * GiB, trace=plan(trace))
     monkeypatch.setattr(fitting, "_read", lambda *a: pytest.fail("prepared again"))
     (again,) = compile_tests(["trace"], Scale(1.0), 16 * GiB, trace=plan(trace))
-    assert cache.replay_seconds(again.steps[1].trace.path) > 0
+    assert Prepared.of(Path(again.steps[1].trace.path)).duration_us > 0
     monkeypatch.undo()
     (other,) = compile_tests(["trace"], Scale(1.0), 16 * GiB, trace=plan(trace, fit_offsets="scale"))
     assert other.steps[1].trace.path != again.steps[1].trace.path

@@ -6,7 +6,10 @@ time lasts at least as long as the trace, as replayed (traces/cache.py keeps tha
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ssdlab.model import Op, Phase, Step
+from ssdlab.traces.fit import Prepared
 from ssdlab.units import MB
 
 PURGE_S = 2.0
@@ -28,10 +31,11 @@ def busy_seconds(step: Step) -> float:
     if step.phase in (Phase.AGE, Phase.OFF):
         return 0.0  # states the simulator sets, in no drive time
     if step.trace is not None:
-        from ssdlab.traces.cache import replay_bytes, replay_seconds  # numpy's: only for a trace step
-
-        moved = replay_bytes(step.trace.path) / (nominal_mbps(step) * MB)
-        return max(moved, replay_seconds(step.trace.path) if step.trace.timed else 0.0)
+        found = Prepared.of(Path(step.trace.path))
+        if found is None:
+            return 0.0
+        moved = (found.bytes["read"] + found.bytes["write"]) / (nominal_mbps(step) * MB)
+        return max(moved, found.duration_us / 1e6 if step.trace.timed else 0.0)
     if step.rw is Op.TRIM:
         seconds = step.bytes_limit / (TRIM_MBPS * MB)
     elif step.rate_iops is not None:

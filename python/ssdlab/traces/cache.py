@@ -64,8 +64,9 @@ def _cached(identity: dict, fit: Fit, target_bytes: int, make: Callable[[Path], 
     made_of = {"version": VERSION, **identity, "fit": fit.model_dump(mode="json"), "target_bytes": target_bytes}
     key = hashlib.sha256(json.dumps(made_of, sort_keys=True).encode()).hexdigest()[:32]
     home = directory()
-    meta, data = home / f"{key}.json", home / f"{key}.trace"
-    if found := _kept(meta, data):
+    data = home / f"{key}.trace"
+    meta = Prepared.beside(data)
+    if found := _kept(data):
         return found
     try:
         home.mkdir(parents=True, exist_ok=True)
@@ -85,32 +86,10 @@ def _cached(identity: dict, fit: Fit, target_bytes: int, make: Callable[[Path], 
     return made
 
 
-def _kept(meta: Path, data: Path) -> Prepared | None:
+def _kept(data: Path) -> Prepared | None:
     """A prepared trace kept earlier, if both its files are there and agree."""
+    found = Prepared.of(data)
     try:
-        found = Prepared.model_validate_json(meta.read_text())
-        if prepared.records(data) == found.records:
-            return found
-    except (OSError, ValueError, SsdlabError):
-        pass
-    return None
-
-
-def replay_seconds(path: str) -> float:
-    """How long the prepared trace at `path` lasts replayed in time (its last record's time);
-    0 when its description is not at hand."""
-    found = _description(path)
-    return found.duration_us / 1e6 if found else 0.0
-
-
-def replay_bytes(path: str) -> int:
-    """The bytes the prepared trace at `path` reads and writes (0 when its description is not at hand)."""
-    found = _description(path)
-    return found.bytes["read"] + found.bytes["write"] if found else 0
-
-
-def _description(path: str) -> Prepared | None:
-    try:
-        return Prepared.model_validate_json(Path(path).with_suffix(".json").read_text())
-    except (OSError, ValueError):
+        return found if found is not None and prepared.records(data) == found.records else None
+    except (OSError, SsdlabError):
         return None

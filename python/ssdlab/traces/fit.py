@@ -3,6 +3,7 @@ choices of traces/fitting.py, without its numpy, for the catalogue and the store
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,3 +51,17 @@ class Prepared(BaseModel):
     original_duration_us: int
     extent: int  # the largest end of any record before fitting
     notes: list[str]
+
+    @staticmethod
+    def beside(trace: Path) -> Path:
+        """Where a prepared trace's description is kept: beside it, as its .json."""
+        return trace.with_suffix(".json")
+
+    @classmethod
+    def of(cls, trace: Path) -> Prepared | None:
+        """The description kept beside the prepared trace at `trace`; None when there is none
+        to read (a cache emptied by hand)."""
+        try:
+            return cls.model_validate_json(cls.beside(trace).read_text())
+        except (OSError, ValueError):
+            return None
