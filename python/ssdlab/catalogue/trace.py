@@ -44,6 +44,12 @@ DEFAULT_TIMED_QD = 1023
 DEFAULT_UNTIMED_QD = 32  # the depth of the suites' sustained steps
 MAX_TRACES = 20
 STATES = ("empty", "full")
+LABEL_SEPARATOR = ": "  # a replay's label: its trace's title, then the drive's state
+
+
+def trace_of(step: Step) -> str:
+    """The title of the trace a replay step replays (its label up to its state)."""
+    return step.label.rsplit(LABEL_SEPARATOR, 1)[0]
 
 
 @dataclass(frozen=True)
@@ -94,14 +100,14 @@ class TraceReplayTest(WholeDriveProcedure):
             shape: dict[str, Any] = {"rw": Op.RANDRW, "rwmixread": round(100 * reads / (reads + writes))}
         else:
             shape = {"rw": Op.RANDWRITE if writes else Op.RANDREAD}
-        return Step(label=f"{title}: {state} drive", bs=self.fit.block, iodepth=self.iodepth, size=region,
-                    fill_state=state, trace=TraceReplay(path=made.path, records=made.records, timed=self.timed),
-                    **shape)
+        return Step(label=f"{title}{LABEL_SEPARATOR}{state} drive", bs=self.fit.block, iodepth=self.iodepth,
+                    size=region, fill_state=state,
+                    trace=TraceReplay(path=made.path, records=made.records, timed=self.timed), **shape)
 
     def score(self, measured: scores.Measured) -> dict[str, Any]:
         replays: dict[str, dict[str, Any]] = {}
         for step, result in measured:
-            title = step.label.rsplit(": ", 1)[0]
+            title = trace_of(step)
             replays.setdefault(title, {"trace": title})[step.fill_state or "?"] = replay_figures(result)
         rates = [figures["data_rate_mbps"] for replay in replays.values() for state in STATES
                  if (figures := replay.get(state)) and figures["data_rate_mbps"] > 0]

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ssdlab.catalogue.trace import STATES, trace_of
 from ssdlab.model.results import Latency
 from ssdlab.report.charts import Chart, grouped_bars, latency_distribution, slug
 from ssdlab.report.data import TestGroup
 from ssdlab.store import StepRecord
 
-STATES = ("empty", "full")
 TABLE_HEADER = ("run", "drive", "MB/s", "IOPS", "mean µs", "p99 µs", "p99.99 µs", "max µs", "read mean µs",
                 "read p99 µs", "write mean µs", "write p99 µs", "energy J", "mean W")
 
@@ -41,10 +41,10 @@ def trace_charts(group: TestGroup, labels: list[str]) -> list[Chart]:
                 for run, trace, replay in replays for state in STATES if (figures := replay.get(state))]
         if rows:
             charts.append(grouped_bars(slug(group.id, "trace", key), f"{group.id}: {title}", rows, axis, labels))
-    traces = dict.fromkeys(s.step.label.rsplit(": ", 1)[0] for _, s in group.measured)
+    traces = dict.fromkeys(trace_of(s.step) for _, s in group.measured)
     for trace in traces:
         rows = [{"run": tr.run.label, "state": s.step.fill_state or "", **point}
-                for tr, s in group.measured if s.step.label.rsplit(": ", 1)[0] == trace
+                for tr, s in group.measured if trace_of(s.step) == trace
                 for point in _distribution(Latency.merge(d.latency for d in s.result.directions.values()))]
         if rows:
             charts.append(latency_distribution(slug(group.id, "trace", trace, "latency"),
