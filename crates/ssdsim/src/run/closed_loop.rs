@@ -171,9 +171,8 @@ pub(super) fn run<'s>(
         }
     }
     let slots: usize = jobs.iter().map(|j| j.step.iodepth as usize).sum();
-    let mut lp = ClosedLoop::new(dev, power, heat, rng, jobs, rec, t0);
+    let mut lp = ClosedLoop::new(dev, power, heat, rng, jobs, rec, t0, slots);
     lp.groups = groups;
-    lp.events = Events::new(t0, slots);
     // Bursts are a single job's (checked by Step::validate); its runtime is the busy
     // time of all of them.
     let bursts = step.bursts_count();
@@ -338,7 +337,9 @@ pub(super) struct ClosedLoop<'a, 's> {
 }
 
 impl<'a, 's> ClosedLoop<'a, 's> {
-    /// The loop of a step starting at `t0` on `dev`, recording its figures in `rec`.
+    /// The loop of a step starting at `t0` on `dev`, recording its figures in `rec`, its
+    /// jobs' queues holding `slots` commands in all.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         dev: &'a mut Controller,
         power: &'a mut Power,
@@ -347,6 +348,7 @@ impl<'a, 's> ClosedLoop<'a, 's> {
         jobs: Vec<Job<'s>>,
         rec: &'a mut Recorder,
         t0: u64,
+        slots: usize,
     ) -> ClosedLoop<'a, 's> {
         ClosedLoop {
             dev,
@@ -358,7 +360,7 @@ impl<'a, 's> ClosedLoop<'a, 's> {
             parked: Vec::new(),
             rec,
             step_end: t0.saturating_add(ns_from_s(bounds::MAX_STEP_S)),
-            events: Events::new(t0, 0),
+            events: Events::new(t0, slots),
             all_done: t0,
         }
     }

@@ -318,6 +318,7 @@ impl Drive {
             vec![],
             rec,
             t0,
+            0, // the replay keeps its own queue
         );
         let idle_after = ns_from_s(step.idle_after);
         replay::replay(
