@@ -248,10 +248,11 @@ pub const CHECKPOINT_US: Bound = Bound::real(0.0, 1_000_000.0, "µs");
 /// 100 µs is a wide margin.
 pub const RELOCATE_UNIT_NS: Bound = Bound::real(0.0, 100_000.0, "ns");
 
-/// `deallocate_unit_ns`: controller time per mapped 4 KiB unit a TRIM deallocates (the
-/// old unit's valid bit and its superblock's valid count, in DRAM or SRAM): tens of ns;
-/// 100 µs is a wide margin.
-pub const DEALLOCATE_UNIT_NS: Bound = Bound::real(0.0, 100_000.0, "ns");
+/// `deallocate_share`: controller time per mapped 4 KiB unit a TRIM deallocates (the old
+/// unit's valid bit and its superblock's valid count), as a share of a 4 KiB write's
+/// controller time: a small part of the write's work (about 1 %); a whole write's worth
+/// (1) is a wide margin.
+pub const DEALLOCATE_SHARE: Bound = Bound::real(0.0, 1.0, "of write_cmd_us");
 
 /// `flush_idle_us`: firmware flushes its write buffer after about a millisecond to a
 /// second without host commands; 1 µs to 10 s is a wide margin.
@@ -307,6 +308,10 @@ pub const STATE_W: Bound = Bound::real(0.0001, 100.0, "W");
 /// Entry and exit latencies of power states and of active idle, and the idle before
 /// active idle: drives declare 0 to about 100 ms; 0 to 10 s is a wide margin.
 pub const POWER_LATENCY_US: Bound = Bound::real(0.0, 10_000_000.0, "µs");
+
+/// `idle_tick_us`: the tick of a controller's real-time OS timer is 1 to 10 ms in common
+/// configurations (1000 or 100 ticks a second); 1 µs to 100 ms is a wide margin.
+pub const IDLE_TICK_US: Bound = Bound::real(1.0, 100_000.0, "µs");
 
 /// `nand.vcc_v`: NAND runs on 3.3 V (VCC) with 1.2 to 1.8 V I/O (VCCQ); 0.5 to 5 V is a
 /// wide margin.

@@ -80,7 +80,7 @@ fn config(variant: u8, fill: f64) -> DriveConfig {
                 checkpoint_mib: 1.0,
                 checkpoint_us: 100.0,
                 relocate_unit_ns: 200.0,
-                deallocate_unit_ns: 50.0,
+                deallocate_share: 0.0166667,
             })
         }
     }

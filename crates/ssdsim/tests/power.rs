@@ -212,16 +212,17 @@ fn idle_power_w(name: &str) -> f64 {
 #[test]
 fn idle_time_is_spent_at_the_power_of_each_state_reached() {
     // SN850 (CAL:PS): 105 ms awake at 1.33 W (100 ms to PS3, 5 ms entering it), 2005 ms in
-    // PS3 at 25 mW (2 s, then 5 ms entering PS4), the rest in PS4 at 5 mW.
+    // PS3 at 25 mW (2 s, then 5 ms entering PS4), the rest in PS4 at 5 mW; the firmware's
+    // 1 ms timer tick may bring both entries up to 1 ms sooner (1.3 mJ of 0.78 J).
     let want = (0.105 * 1.33 + 2.005 * 0.025 + (120.0 - 2.110) * 0.005) / 120.0;
-    close("SN850 idle W", idle_power_w("wd-sn850-1tb"), want, 1e-6);
+    close("SN850 idle W", idle_power_w("wd-sn850-1tb"), want, 2e-3);
     // 980 PRO: straight to PS4 after 100 ms (CALIBRATION.md, "Idle power states on Linux").
     let want = (0.1005 * 2.04 + (120.0 - 0.1005) * 0.005) / 120.0;
     close(
         "980 PRO idle W",
         idle_power_w("samsung-980pro-1tb"),
         want,
-        1e-6,
+        2e-3,
     );
     // P5 Plus: the lab's measured powers, CAL:P5P "PS4 about 61 mW ... PS3 about 57 mW".
     let p5 = idle_power_w("crucial-p5plus-1tb");
@@ -307,4 +308,52 @@ fn a_step_whose_commands_waited_for_the_drive_to_wake_says_from_which_state() {
     // no idle: nothing waited, nothing said
     let r = read(&mut d, 0.0);
     assert!(!r.notes.iter().any(|n| n.contains("wake")), "{:?}", r.notes);
+}
+
+/// Maximum latency (µs) and the wake note of a minute-long light load (4 KiB random writes
+/// at `iops`) on a settled SN850 under `platform`, woken first from its settling idle.
+fn light_load(platform: Platform, iops: u64) -> (f64, String) {
+    let mut d = settled("wd-sn850-1tb", platform);
+    first_read_ns(&mut d, 0.0);
+    let r = d
+        .run(
+            &Step::new("light", Op::RandWrite, 4 * KIB, GIB)
+                .rate(iops)
+                .runtime(60.0),
+        )
+        .unwrap();
+    let note = r.notes.iter().find(|n| n.contains("wake")).cloned();
+    (
+        r.write.unwrap().latency.max_ns as f64 / 1e3,
+        note.unwrap_or_default(),
+    )
+}
+
+// Issue 27: at 10 IOPS the host leaves 100 ms less each command's latency between commands,
+// just under Linux's 100 ms APST tier. The drive's firmware counts that idle in 1 ms ticks
+// (a tick under way counts in full), so it often enters PS3 shortly before a command
+// arrives (the command after that one, its gap shortened by that wake, finds it in active
+// idle), and the light load's maximum is PS3's wake-up: milliseconds. With APST off the drive only
+// gates its clocks (165 µs); kept awake by a load without gaps past active idle's entry,
+// nothing wakes at all.
+#[test]
+fn a_light_load_wakes_from_the_state_the_drive_entered_and_not_when_kept_awake() {
+    let (apst, apst_note) = light_load(Platform::default(), 10);
+    let off = Platform {
+        apst_max_latency_us: 0,
+        ..Platform::default()
+    };
+    let (no_apst, no_apst_note) = light_load(off, 10);
+    let (awake, awake_note) = light_load(Platform::default(), 2000);
+    eprintln!(
+        "10 IOPS: {apst:.0} us ({apst_note}); APST off: {no_apst:.0} us; 2000 IOPS: {awake:.0} us"
+    );
+    // PS3's 10 ms exit (CAL:PS), and part of its 5 ms entry when a command comes during it
+    assert!((10_000.0..15_100.0).contains(&apst), "{apst} us");
+    assert!(apst_note.contains("from PS3"), "{apst_note}");
+    assert!((165.0..200.0).contains(&no_apst), "{no_apst} us");
+    assert!(no_apst_note.contains("from active idle"), "{no_apst_note}");
+    assert!(!no_apst_note.contains("from PS"), "{no_apst_note}");
+    assert!(awake < 100.0, "{awake} us");
+    assert!(awake_note.is_empty(), "{awake_note}");
 }

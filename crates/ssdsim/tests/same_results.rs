@@ -15,7 +15,7 @@ journal_entry_bytes = 8
 checkpoint_mib = 8.0
 checkpoint_us = 500.0
 relocate_unit_ns = 100.0
-deallocate_unit_ns = 50.0
+deallocate_share = 0.0140056
 ";
 
 /// With [`FIRMWARE`], every other optional mechanism on: a mapping table held in part

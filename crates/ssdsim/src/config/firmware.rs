@@ -22,11 +22,13 @@ pub struct FirmwareConfig {
     /// commands wait for the reclaim work done in their path.
     /// Bound: [`bounds::RELOCATE_UNIT_NS`](crate::bounds::RELOCATE_UNIT_NS).
     pub relocate_unit_ns: f64,
-    /// Controller time per mapped unit a TRIM deallocates, ns: its old physical unit's
-    /// valid bit and its superblock's valid count updated (an unmapped unit costs only
+    /// Controller time per mapped unit a TRIM deallocates, as a share of a 4 KiB write's
+    /// (`controller.write_cmd_us`): its old physical unit's valid bit and its superblock's
+    /// valid count updated by the same firmware on the same cores that map a write, so a
+    /// controller measured faster at writes deallocates faster (an unmapped unit costs only
     /// the walk, `controller.trim_unit_ns`).
-    /// Bound: [`bounds::DEALLOCATE_UNIT_NS`](crate::bounds::DEALLOCATE_UNIT_NS).
-    pub deallocate_unit_ns: f64,
+    /// Bound: [`bounds::DEALLOCATE_SHARE`](crate::bounds::DEALLOCATE_SHARE).
+    pub deallocate_share: f64,
 }
 
 impl Section for FirmwareConfig {
@@ -45,9 +47,9 @@ impl Section for FirmwareConfig {
             &b::RELOCATE_UNIT_NS,
         );
         f.add(
-            "deallocate_unit_ns",
-            self.deallocate_unit_ns,
-            &b::DEALLOCATE_UNIT_NS,
+            "deallocate_share",
+            self.deallocate_share,
+            &b::DEALLOCATE_SHARE,
         );
     }
 }

@@ -23,6 +23,11 @@ pub struct PowerConfig {
     /// Wake-up latency from active idle, µs.
     /// Bound: [`bounds::POWER_LATENCY_US`](crate::bounds::POWER_LATENCY_US).
     pub active_idle_exit_us: f64,
+    /// Tick of the firmware timer that counts host idle for APST, µs: a tick under way
+    /// when the idle begins counts in full, so a state is entered up to a tick early
+    /// (absent: an exact timer).
+    /// Bound: [`bounds::IDLE_TICK_US`](crate::bounds::IDLE_TICK_US).
+    pub idle_tick_us: Option<f64>,
     /// Peak power, W, as declared (not modelled).
     /// Bound: [`bounds::PEAK_W`](crate::bounds::PEAK_W).
     pub peak_w: Option<f64>,
@@ -143,6 +148,7 @@ impl Section for PowerConfig {
             self.active_idle_exit_us,
             &b::POWER_LATENCY_US,
         );
+        f.add_some("idle_tick_us", self.idle_tick_us, &b::IDLE_TICK_US);
         f.add_some("peak_w", self.peak_w, &b::PEAK_W);
         f.add(
             "controller_active_w",

@@ -203,7 +203,7 @@ journal_entry_bytes = 8
 checkpoint_mib = 64.0
 checkpoint_us = 500.0
 relocate_unit_ns = 100.0
-deallocate_unit_ns = 50.0
+deallocate_share = 0.025
 
 [drive.nand.qlc]
 t_read_us = 110.0

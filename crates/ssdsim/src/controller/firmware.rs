@@ -10,7 +10,7 @@
 //! firmware spreads the table's write-back rather than stopping the drive for it). Each unit that
 //! garbage collection or folding relocates costs `relocate_unit_ns` of controller
 //! time, in the path of the host command that caused it; each mapped unit a TRIM
-//! deallocates costs `deallocate_unit_ns` and is a mapping change of its own (a TRIM of
+//! deallocates costs `deallocate_share` of a write command's controller time and is a mapping change of its own (a TRIM of
 //! an unmapped range changes nothing). Without a `[drive.firmware]` section there is no
 //! such work.
 
@@ -61,7 +61,7 @@ impl Firmware {
             since_checkpoint: 0,
             checkpoint_ns: ns_from_us(f.checkpoint_us),
             relocate_unit_ps: ps_from_ns(f.relocate_unit_ns),
-            deallocate_unit_ps: ps_from_ns(f.deallocate_unit_ns),
+            deallocate_unit_ps: ps_from_ns(f.deallocate_share * cfg.controller.write_cmd_us * 1e3),
             changed: vec![0; map_pages.div_ceil(64) as usize],
             changed_pages: 0,
             backlog: 0,
@@ -148,7 +148,7 @@ mod tests {
             checkpoint_mib: 1.0,
             checkpoint_us: 100.0,
             relocate_unit_ns: 0.0,
-            deallocate_unit_ns: 0.0,
+            deallocate_share: 0.0,
         });
         let geo = Geometry::new(&cfg).unwrap();
         let mut fw = Firmware::new(&cfg, &geo, 1000).unwrap();

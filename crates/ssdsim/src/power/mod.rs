@@ -237,13 +237,14 @@ impl Power {
             &mut self.asleep_ns,
             &mut self.asleep_j,
         );
-        m.ladder.residency(offset(t0), offset(t1), |state, ns| {
-            low_ns[state][time as usize] += ns;
-            *asleep_ns += ns;
-            *asleep_j += ns as f64 * m.state_w[state] / NS_PER_S;
-        });
+        m.ladder
+            .residency(offset(t0), offset(t1), from, |state, ns| {
+                low_ns[state][time as usize] += ns;
+                *asleep_ns += ns;
+                *asleep_j += ns as f64 * m.state_w[state] / NS_PER_S;
+            });
         let (woken_from, wake) = if t1 > from {
-            m.ladder.wake(t1 - from)
+            m.ladder.wake(t1 - from, from)
         } else {
             (None, 0)
         };

@@ -8,7 +8,11 @@
 //! any offset and how long a command arriving then waits to be served: the exit latency
 //! of the state it finds the drive in (plus the rest of the entry when the drive is
 //! still entering it). While a state is being entered the drive still draws the power
-//! of the state it is leaving.
+//! of the state it is leaving. The drive's firmware counts the host's idle for APST in
+//! whole ticks of its timer (`power.idle_tick_us`): a tick that ends after the idle began
+//! counts in full, so each tier is entered up to a tick before its idle time has passed,
+//! by how far into a tick the idle began. Active idle is the hardware's clock gating,
+//! timed exactly.
 
 use crate::config::{PowerConfig, PowerStateConfig};
 use crate::time::ns_from_us;
@@ -110,6 +114,8 @@ pub struct Ladder {
     active_after_ns: u64,
     active_exit_ns: u64,
     rungs: Vec<Rung>,
+    /// The firmware timer's tick, ns (0: an exact timer).
+    tick_ns: u64,
 }
 
 impl Ladder {
@@ -136,22 +142,32 @@ impl Ladder {
             active_after_ns: ns_from_us(p.active_idle_entry_us),
             active_exit_ns: ns_from_us(p.active_idle_exit_us),
             rungs,
+            tick_ns: p.idle_tick_us.map_or(0, ns_from_us),
         }
     }
 
-    /// The state a command arriving `idle_ns` (> 0) into the idle wakes the drive from
-    /// (None: active idle, or awake), and how long it waits for it.
-    pub fn wake(&self, idle_ns: u64) -> (Option<usize>, u64) {
-        match self.rungs.iter().rev().find(|r| r.starts <= idle_ns) {
-            Some(r) => (Some(r.state), r.reached.saturating_sub(idle_ns) + r.exit_ns),
+    /// How much of the APST idle the firmware has counted at the start of an idle that
+    /// began at drive time `from`: the part of its timer's tick already gone.
+    fn counted_early(&self, from: u64) -> u64 {
+        from.checked_rem(self.tick_ns).unwrap_or(0)
+    }
+
+    /// The state a command arriving `idle_ns` (> 0) into the idle that began at drive time
+    /// `from` wakes the drive from (None: active idle, or awake), and how long it waits.
+    pub fn wake(&self, idle_ns: u64, from: u64) -> (Option<usize>, u64) {
+        let counted = idle_ns + self.counted_early(from);
+        match self.rungs.iter().rev().find(|r| r.starts <= counted) {
+            Some(r) => (Some(r.state), r.reached.saturating_sub(counted) + r.exit_ns),
             None if idle_ns >= self.active_after_ns => (None, self.active_exit_ns),
             None => (None, 0),
         }
     }
 
     /// Calls `spent(state, ns)` for each non-operational state the drive is in between
-    /// the offsets `a` and `b` of the idle.
-    pub fn residency(&self, a: u64, b: u64, mut spent: impl FnMut(usize, u64)) {
+    /// the offsets `a` and `b` of the idle that began at drive time `from`.
+    pub fn residency(&self, a: u64, b: u64, from: u64, mut spent: impl FnMut(usize, u64)) {
+        let early = self.counted_early(from);
+        let (a, b) = (a + early, b + early);
         for (i, r) in self.rungs.iter().enumerate() {
             let until = self.rungs.get(i + 1).map_or(u64::MAX, |next| next.reached);
             let (from, to) = (r.reached.max(a), until.min(b));
@@ -217,6 +233,7 @@ mod tests {
             active_idle_w: 1.0,
             active_idle_entry_us: 1000.0,
             active_idle_exit_us: 150.0,
+            idle_tick_us: None,
             peak_w: None,
             controller_active_w: 0.0,
             controller_pj_per_byte: 0.0,
@@ -246,16 +263,32 @@ mod tests {
             },
         );
         // PS1 entered at 100 ms, reached at 105 ms; PS2 entered at 2105 ms, reached at 2110.
-        assert_eq!(ladder.wake(ms / 2), (None, 0));
-        assert_eq!(ladder.wake(50 * ms), (None, 150_000)); // active idle's exit
-        assert_eq!(ladder.wake(103 * ms), (Some(1), 2 * ms + 10 * ms)); // entering PS1
-        assert_eq!(ladder.wake(2000 * ms), (Some(1), 10 * ms));
-        assert_eq!(ladder.wake(3000 * ms), (Some(2), 45 * ms));
+        assert_eq!(ladder.wake(ms / 2, 0), (None, 0));
+        assert_eq!(ladder.wake(50 * ms, 0), (None, 150_000)); // active idle's exit
+        assert_eq!(ladder.wake(103 * ms, 0), (Some(1), 2 * ms + 10 * ms)); // entering PS1
+        assert_eq!(ladder.wake(2000 * ms, 0), (Some(1), 10 * ms));
+        assert_eq!(ladder.wake(3000 * ms, 0), (Some(2), 45 * ms));
         let mut spent = vec![0; 3];
-        ladder.residency(0, 3000 * ms, |s, ns| spent[s] += ns);
+        ladder.residency(0, 3000 * ms, 0, |s, ns| spent[s] += ns);
         assert_eq!(spent, [0, 2005 * ms, 890 * ms]);
         let off = Ladder::new(&p, &NoApst);
-        assert_eq!(off.wake(3000 * ms), (None, 150_000));
-        off.residency(0, 3000 * ms, |_, _| panic!("no state is reached"));
+        assert_eq!(off.wake(3000 * ms, 0), (None, 150_000));
+        off.residency(0, 3000 * ms, 0, |_, _| panic!("no state is reached"));
+
+        // A firmware timer of 10 ms ticks: an idle that began 7 ms into a tick has 3 ms of
+        // it to go when the first tick counts, so PS1 is entered at 93 ms of idle (a
+        // command at 96 ms finds it 2 ms from reached) and PS2 at 2098 ms; one that began
+        // on a tick waits the full 100 ms. Active idle is hardware, timed exactly.
+        let ticked = Ladder {
+            tick_ns: 10 * ms,
+            ..ladder.clone()
+        };
+        let at = 1000 * ms + 7 * ms;
+        assert_eq!(ticked.wake(96 * ms, at), (Some(1), 12 * ms));
+        assert_eq!(ticked.wake(96 * ms, 1000 * ms), (None, 150_000));
+        assert_eq!(ticked.wake(ms / 2, at), (None, 0));
+        let mut spent = vec![0; 3];
+        ticked.residency(0, 3000 * ms, at, |s, ns| spent[s] += ns);
+        assert_eq!(spent, [0, 2005 * ms, 897 * ms]);
     }
 }
