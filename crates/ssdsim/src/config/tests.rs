@@ -236,6 +236,7 @@ rise_lookahead_s = 5.0
 active_idle_w = 1.0
 active_idle_entry_us = 1000.0
 active_idle_exit_us = 150.0
+idle_tick_us = 1000.0
 peak_w = 8.0
 controller_active_w = 1.0
 controller_pj_per_byte = 100.0
