@@ -76,6 +76,19 @@ def bootstrap_interval(figures: np.ndarray, resamples: int = 5000) -> tuple[floa
     return float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))
 
 
+def comparison(name: str, figures: np.ndarray, unit: str) -> tuple[str, float, float]:
+    """One figure's rounds of (raw fio, ssdlab, raw fio) told in a line: both medians, their
+    difference with its 95 % interval, and the noise floor (raw fio against raw fio in a
+    round); with the difference and the noise floor."""
+    raw, mine, diff = difference_of_medians(figures)
+    low, high = bootstrap_interval(figures)
+    noise = float(np.median(np.abs(figures[:, 2] / figures[:, 0] - 1)))
+    line = (f"  {name}: median raw fio {raw:.1f}{unit}, ssdlab {mine:.1f}{unit}: {diff * 100:+.2f} % "
+            f"(95 % interval {low * 100:+.2f} to {high * 100:+.2f} %); "
+            f"noise floor (raw vs raw in a round) {noise * 100:.2f} %")
+    return line, diff, noise
+
+
 def harness(backend: FioBackend, step: Step, telemetry: RunTelemetry | None) -> tuple[float, float]:
     if telemetry is None:
         r = backend.run_step(step).result
@@ -154,15 +167,11 @@ def main() -> int:
                       f"raw fio {after[0]:7.0f} IOPS p99 {after[1]:6.1f} us")
             for name, i, unit in (("IOPS", 0, ""), ("p99", 1, " us")):
                 figures = np.array([[before[i], ours[i], after[i]] for before, ours, after in rounds])
-                raw, mine, diff = difference_of_medians(figures)
-                low, high = bootstrap_interval(figures)
-                noise = np.median(np.abs(figures[:, 2] / figures[:, 0] - 1))
+                line, diff, noise = comparison(name, figures, unit)
                 # a bound below the disk's own wander cannot be judged from these rounds
                 resolvable = noise <= tolerance or not args.sampler
                 failed |= resolvable and abs(diff) > tolerance
-                print(f"  {name}: median raw fio {raw:.1f}{unit}, ssdlab {mine:.1f}{unit}: "
-                      f"{diff * 100:+.2f} % (95 % interval {low * 100:+.2f} to {high * 100:+.2f} %); "
-                      f"noise floor (raw vs raw in a round) {noise * 100:.2f} %"
+                print(line
                       + ("" if resolvable else f": cannot resolve {tolerance:.0%} here, the sampler's own cost "
                                                "above is the verdict"))
     finally:

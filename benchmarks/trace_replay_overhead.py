@@ -32,7 +32,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from harness_overhead import bootstrap_interval, difference_of_medians
+from harness_overhead import comparison
 
 from ssdlab.backends.fio import FioBackend, trace_replay
 from ssdlab.model import Op, Step, TraceReplay
@@ -71,13 +71,9 @@ def harness(backend: FioBackend, step: Step) -> tuple[float, float, float]:
 
 
 def verdict(figure: str, figures: np.ndarray, unit: str) -> bool:
-    """Print one figure's medians, their difference with its interval, and the noise floor;
-    whether the difference is within TOLERANCE."""
-    raw, mine, diff = difference_of_medians(figures)
-    low, high = bootstrap_interval(figures)
-    noise = float(np.median(np.abs(figures[:, 2] / figures[:, 0] - 1)))
-    print(f"  {figure}: median raw fio {raw:.1f}{unit}, ssdlab {mine:.1f}{unit}: {diff * 100:+.2f} % (95 % interval "
-          f"{low * 100:+.2f} to {high * 100:+.2f} %); noise floor (raw vs raw in a round) {noise * 100:.2f} %")
+    """Print one figure's comparison (harness_overhead.py's); whether its difference is within TOLERANCE."""
+    line, diff, _noise = comparison(figure, figures, unit)
+    print(line)
     return abs(diff) <= TOLERANCE
 
 
