@@ -10,9 +10,9 @@
 //! firmware spreads the table's write-back rather than stopping the drive for it). Each unit that
 //! garbage collection or folding relocates costs `relocate_unit_ns` of controller
 //! time, in the path of the host command that caused it; each mapped unit a TRIM
-//! deallocates costs `deallocate_share` of a write command's controller time and is a mapping change of its own (a TRIM of
-//! an unmapped range changes nothing). Without a `[drive.firmware]` section there is no
-//! such work.
+//! deallocates costs `deallocate_share` of a write command's controller time and is a
+//! mapping change of its own (a TRIM of an unmapped range changes nothing). Without a
+//! `[drive.firmware]` section there is no such work.
 
 use crate::config::DriveConfig;
 use crate::geometry::{Geometry, UNIT};
