@@ -315,6 +315,68 @@ fn firmware_work_gives_write_latency_tails() {
     );
 }
 
+/// 2 s of QD1 4 KiB random writes over the whole 70 GB test drive with 10 % spare, with
+/// `changes` to the preset: fresh, or nearly full (filled, then written at random at QD32
+/// for 30 s, until garbage collection sets the host's pace).
+fn qd1_writes_when(nearly_full: bool, changes: &[(&str, &str)]) -> ssdsim::Latency {
+    let mut d = seventy_gb("user_capacity_gb = 63.7", changes);
+    let span = d.whole_span(4 * KIB);
+    if nearly_full {
+        fill(&mut d);
+        d.run(
+            &Step::new("rw", Op::RandWrite, 4 * KIB, span)
+                .qd(32)
+                .runtime(30.0),
+        )
+        .unwrap();
+    }
+    let r = d
+        .run(&Step::new("qd1", Op::RandWrite, 4 * KIB, span).runtime(2.0))
+        .unwrap();
+    r.write.unwrap().latency
+}
+
+// Issue 27: write stalls on a nearly full drive. A write completes once its data is in the
+// write buffer, and a buffer slot is free again only when its program unit's program has
+// ended. A fresh drive programs faster than QD1 writes arrive, so no write waits. On a
+// nearly full drive garbage collection shares the dies with the host, the host writes at
+// the pace it leaves, the buffer stays full, and a write waits for whatever NAND work
+// stands before the next slot's program: a TLC wordline's program (1.8 ms), and when a
+// superblock is opened the erase of its blocks (3.5 ms; the pool of erased blocks is used
+// up without idle time to refill it). With a 10 µs erase only the programs remain.
+#[test]
+fn a_nearly_full_drive_makes_qd1_writes_wait_for_the_nand() {
+    const FAST_ERASE: [(&str, &str); 2] = [
+        ("t_erase_us = 3000.0", "t_erase_us = 10.0"),
+        ("t_erase_us = 3500.0", "t_erase_us = 10.0"),
+    ];
+    let fresh = qd1_writes_when(false, &[]);
+    let full = qd1_writes_when(true, &[]);
+    let full_fast_erase = qd1_writes_when(true, &FAST_ERASE);
+    let show = |l: &ssdsim::Latency| {
+        format!(
+            "mean {:.1} p99 {:.1} max {:.1} us",
+            l.mean_ns / 1e3,
+            l.p99_ns as f64 / 1e3,
+            l.max_ns as f64 / 1e3
+        )
+    };
+    eprintln!(
+        "QD1 random writes: fresh {}; nearly full {}; nearly full with 10 us erases {}",
+        show(&fresh),
+        show(&full),
+        show(&full_fast_erase)
+    );
+    assert!(fresh.max_ns < 50_000, "{}", show(&fresh));
+    assert!(full.p99_ns > 10 * fresh.p99_ns, "{}", show(&full));
+    assert!(full.max_ns > 3_500_000, "{}", show(&full));
+    assert!(
+        (1_000_000..full.max_ns - 1_000_000).contains(&full_fast_erase.max_ns),
+        "{}",
+        show(&full_fast_erase)
+    );
+}
+
 /// MB/s of 128 KiB reads at QD1 over 2 GiB of data, sequential or random, with `extra`
 /// changes to the preset.
 fn qd1_reads_mbps(changes: &[(&str, &str)], op: Op) -> f64 {
