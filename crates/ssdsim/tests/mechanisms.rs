@@ -258,6 +258,17 @@ fn writes_after_a_large_trim_do_not_stall() {
     d.check_invariants().unwrap();
 }
 
+/// A latency's mean, tail and maximum, for a test's messages.
+fn show(l: &ssdsim::Latency) -> String {
+    format!(
+        "mean {:.1} p99 {:.1} p99.99 {:.1} max {:.1} us",
+        l.mean_ns / 1e3,
+        l.p99_ns as f64 / 1e3,
+        l.p99_99_ns as f64 / 1e3,
+        l.max_ns as f64 / 1e3
+    )
+}
+
 /// The latency summary of QD1 4 KiB random writes for 2 s on the test preset filled
 /// whole, with `extra` appended to the preset (e.g. a `[drive.firmware]` section).
 fn qd1_random_writes(extra: &str) -> ssdsim::Latency {
@@ -288,15 +299,6 @@ deallocate_share = 0.0140056
 fn firmware_work_gives_write_latency_tails() {
     let plain = qd1_random_writes("");
     let busy = qd1_random_writes(FIRMWARE);
-    let show = |l: &ssdsim::Latency| {
-        format!(
-            "mean {:.1} p99 {:.1} p99.99 {:.1} max {:.1} us",
-            l.mean_ns / 1e3,
-            l.p99_ns as f64 / 1e3,
-            l.p99_99_ns as f64 / 1e3,
-            l.max_ns as f64 / 1e3
-        )
-    };
     eprintln!(
         "QD1 random writes, full drive: without firmware work {}; with {}",
         show(&plain),
@@ -353,14 +355,6 @@ fn a_nearly_full_drive_makes_qd1_writes_wait_for_the_nand() {
     let fresh = qd1_writes_when(false, &[]);
     let full = qd1_writes_when(true, &[]);
     let full_fast_erase = qd1_writes_when(true, &FAST_ERASE);
-    let show = |l: &ssdsim::Latency| {
-        format!(
-            "mean {:.1} p99 {:.1} max {:.1} us",
-            l.mean_ns / 1e3,
-            l.p99_ns as f64 / 1e3,
-            l.max_ns as f64 / 1e3
-        )
-    };
     eprintln!(
         "QD1 random writes: fresh {}; nearly full {}; nearly full with 10 us erases {}",
         show(&fresh),
