@@ -4,6 +4,10 @@ A test is the unit of resumption. Its steps are committed as they finish, and
 it becomes `done` only with its score; a test interrupted half-way is started
 again from its purge, so its results never mix two attempts.
 
+A PTS test (catalogue/pts.py) runs its own steps too, stopping each loop at steady state; resumed,
+it goes on from the last round it completed, on a simulated drive after running the rounds kept
+again (not stored again) to rebuild the drive's state.
+
 A power test (catalogue/power.py) measures more after its steps, through `_TestRun`. A test
 that needs more than I/O (telemetry; the simulator's age step) is skipped, with the reason
 stored, on a target without it, before any of its steps.
@@ -31,7 +35,7 @@ from ssdlab import repeats, signals
 from ssdlab.backends import Backend, StepOutcome
 from ssdlab.backends.fio.verify import MAX_SEED
 from ssdlab.backends.sim import SimBackend
-from ssdlab.catalogue import Endurance, PowerTest, Scale, lookup
+from ssdlab.catalogue import Endurance, PowerTest, PtsTest, Scale, lookup
 from ssdlab.catalogue.retention import Retention, begun_wait, waited_result
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Op, Phase, RunStatus, Step, StepResult, Test, TestStatus, Wait
@@ -104,10 +108,13 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
         # a retention test that waited goes on from the steps it stored before its wait; an
         # endurance test on a real drive from those it stored
         waited = store.wait(run_id, seq)
-        goes_on = waited is not None or isinstance(definition, Endurance) and not isinstance(backend, SimBackend)
+        goes_on = (waited is not None or isinstance(definition, PtsTest)
+                   or isinstance(definition, Endurance) and not isinstance(backend, SimBackend))
         kept = store.steps(run_id, seq) if goes_on else []
+        if isinstance(definition, PtsTest):  # from the last round it completed
+            kept = kept[:definition.resumable([(k.step, k.result) for k in kept])]
         if kept and (waited is None or len(kept) >= waited.idx):
-            store.continue_test(run_id, seq)
+            store.continue_test(run_id, seq, keep=len(kept))
             before = record.health.before if record.health else None
         else:
             waited, kept = None, []
@@ -115,10 +122,11 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
             before = telemetry.health()
             store.save_test_telemetry(run_id, seq, TestHealth(before=before))
         _store_notes(store, run_id, telemetry, reporter, seq)
-        own = isinstance(definition, PowerTest | Retention | Endurance)  # its procedure sets its own repetitions
+        # its procedure sets its own repetitions
+        own = isinstance(definition, PowerTest | Retention | Endurance | PtsTest)
         run = _TestRun(store, run_id, seq, backend, telemetry, reporter, scale, 1 if own else repeat, kept, waited)
         try:
-            if isinstance(definition, Retention | Endurance):
+            if isinstance(definition, Retention | Endurance | PtsTest):
                 found = definition.run(run, test.steps)
             else:
                 for step in test.steps:
@@ -139,6 +147,8 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
                 score = definition.result(found, run.done)
             elif isinstance(definition, Endurance):
                 score = definition.configured(test).result(found, run.done, run.healths)
+            elif isinstance(definition, PtsTest):
+                score = definition.result(found, run.done) | {"settings": test.settings}
             else:
                 score = repeats.spread(definition.score(run.measured), run.measured, definition.score)
         except SsdlabError as exc:
@@ -167,6 +177,7 @@ class _TestRun:
         for record in kept or []:
             self._record(record.idx, record.step, record.result, record.telemetry)
         self.waited = waited
+        self._replayed = 0  # kept steps replayed so far (PTS on a simulated drive)
         # the retention pattern's: drawn anew for each attempt, kept with its wait
         self.seed = waited.seed if waited is not None else secrets.randbelow(MAX_SEED + 1)
 
@@ -190,6 +201,22 @@ class _TestRun:
 
     def health(self) -> HealthLog | None:
         return self.telemetry.health()
+
+    def replay(self, step: Step, stored: StepResult) -> None:
+        """A kept step of a PTS test run again on a simulated drive, whose state lives in this
+        process: the same seed brings the fresh drive to the same state, which its figures
+        check; not stored again. A real drive kept its state: nothing to do."""
+        if not isinstance(self.backend, SimBackend):
+            return
+        self.reporter.step_started(self._replayed, step)
+        outcome = self.backend.run_step(step, self.reporter.step_progress)
+        self._replayed += 1
+        again = outcome.result
+        if (again.ios, again.bytes) != (stored.ios, stored.bytes):
+            raise SsdlabError(f"{step.label}: the simulated drive, run again to resume, did {again.ios} I/Os "
+                              f"({again.bytes} bytes) where the stored step did {stored.ios} ({stored.bytes}): "
+                              "its preset or the simulator changed since; start the run again (`ssdlab run`)")
+        self.reporter.step_finished(step, stored)
 
     def run_pattern(self, step: Step) -> None:
         """The retention test's pattern of `self.seed`, written or read back checking every block."""

@@ -26,6 +26,7 @@ from ssdlab.backends.sim_host import (
 )
 from ssdlab.catalogue import (
     Endurance,
+    PtsTest,
     Retention,
     Scale,
     TraceReplayTest,
@@ -224,7 +225,9 @@ def dry_run_document(request: RunRequest) -> dict:
     refusals = safety.refusal_reasons(path, Commands()) if path.is_block_device() else []
     return {"target": request.target, "capacity": capacity, "scale": request.scale.factor,
             "tests": [{"id": t.id, "steps": [s.model_dump(mode="json", include=set(keys)) for s in t.steps],
-                       **({"skipped": skipped[t.id]} if t.id in skipped else {})} for t in tests],
+                       **({"skipped": skipped[t.id]} if t.id in skipped else {}),
+                       # its loops stop at steady state: the steps and time are the worst case
+                       **({"until_steady": True} if isinstance(lookup(t.id), PtsTest) else {})} for t in tests],
             "estimated_seconds": round(sum(estimated_seconds(t, request.scale, request.repeat)
                                            for t in tests if t.id not in skipped)),
             "repeat": request.repeat, "clock": clock, "refusals": refusals,

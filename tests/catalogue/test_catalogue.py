@@ -25,7 +25,8 @@ def test_client_suite_has_the_eleven_tests_in_order():
         "rand-read-burst", "rand-read-sustained", "rand-write-burst", "rand-write-sustained",
         "seq-read-burst", "seq-read-sustained", "seq-write-burst", "seq-write-sustained",
         "mixed-random", "mixed-sequential", "whole-drive-fill")
-    assert {t for name in ("client", "lab", "enterprise", "power", "aged", "retention", "endurance", "trace")
+    assert {t for name in ("client", "lab", "enterprise", "power", "aged", "retention", "endurance", "trace", "pts",
+                           "pts-enterprise")
             for t in load_suite(name)[0].tests} \
         == set(CATALOGUE)
 

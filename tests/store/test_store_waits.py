@@ -31,7 +31,7 @@ def test_a_run_stopped_at_its_wait_is_waiting_until_its_off_step_is_stored(tmp_p
         assert (run.status, run.waiting_until) == (RunStatus.WAITING, WAIT.until)
         assert store.tests(run_id)[0].status is TestStatus.WAITING
         assert store.wait(run_id, 0) == store.pending_wait(run_id) == WAIT  # the seed read back exactly
-        store.continue_test(run_id, 0)
+        store.continue_test(run_id, 0, keep=3)
         assert [s.idx for s in store.steps(run_id, 0)] == [0, 1, 2]  # kept
         store.save_step(run_id, 0, 3, steps[3], result(), ())  # the wait is over
         assert store.pending_wait(run_id) == WAIT.model_copy(update={"over": True})

@@ -13,15 +13,17 @@ from ssdlab.catalogue.enterprise import ENTERPRISE_TESTS
 from ssdlab.catalogue.estimate import step_seconds
 from ssdlab.catalogue.lab import LAB_TESTS
 from ssdlab.catalogue.power import POWER_TESTS, PowerTest
+from ssdlab.catalogue.pts import PTS_TESTS, PtsTest
 from ssdlab.catalogue.retention import RETENTION_TESTS, Retention
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.catalogue.trace import TRACE_TESTS, TraceReplayTest
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Phase, PowerOff, Test
 
-Definition = TestDef | PowerTest | Retention | Endurance | TraceReplayTest
+Definition = TestDef | PowerTest | Retention | Endurance | TraceReplayTest | PtsTest
 CATALOGUE: dict[str, Definition] = {t.id: t for t in (*CLIENT_TESTS, *LAB_TESTS, *ENTERPRISE_TESTS, *POWER_TESTS,
-                                                      *AGED_TESTS, *RETENTION_TESTS, *ENDURANCE_TESTS, *TRACE_TESTS)}
+                                                      *AGED_TESTS, *RETENTION_TESTS, *ENDURANCE_TESTS, *TRACE_TESTS,
+                                                      *PTS_TESTS)}
 
 
 def lookup(test_id: str) -> Definition:
@@ -65,15 +67,15 @@ def compile_tests(test_ids: list[str] | tuple[str, ...], scale: Scale, capacity:
 
 def estimated_seconds(test: Test, scale: Scale, repeat: int = 1) -> float:
     """How long a compiled test takes, roughly: its steps (a measured one `repeat` times,
-    except in a power or retention test: repeats.py), and what a power test does beyond them
+    except in a power, retention, endurance or PTS test: repeats.py), and what a power test does beyond them
     (idle-wake's timed reads and their idles, idle-power's idle). A real drive's time off in
     the retention test is not counted: the run stops for it."""
     definition = lookup(test.id)
     power = isinstance(definition, PowerTest)
     beyond = definition.run_seconds(scale) if power else 0.0
-    times = 1 if power or isinstance(definition, Retention | Endurance) else repeat
+    times = 1 if power or isinstance(definition, Retention | Endurance | PtsTest) else repeat
     return sum(step_seconds(s) * (times if s.phase is Phase.MEASURE else 1) for s in test.steps) + beyond
 
 
-__all__ = ["CATALOGUE", "Definition", "Endurance", "PowerTest", "Retention", "Scale", "TestDef", "TraceReplayTest",
-           "check_selection", "compile_tests", "estimated_seconds", "lookup"]
+__all__ = ["CATALOGUE", "Definition", "Endurance", "PowerTest", "PtsTest", "Retention", "Scale", "TestDef",
+           "TraceReplayTest", "check_selection", "compile_tests", "estimated_seconds", "lookup"]

@@ -232,7 +232,8 @@ def _print_plan(doc: dict) -> None:
         if "skipped" in test:
             console.print(f"[bold]{test['id']}[/]: skipped: {shown(test['skipped'])}", highlight=False)
         else:
-            console.print(f"[bold]{test['id']}[/]: {len(test['steps'])} steps")
+            console.print(f"[bold]{test['id']}[/]: {len(test['steps'])} steps"
+                          + (" at most (each loop stops at steady state)" if test.get("until_steady") else ""))
     duration = format_duration(doc["estimated_seconds"])
     if doc["clock"] == "drive":
         console.print(f"estimated drive time: {duration} (the simulated drive's virtual time, "

@@ -233,12 +233,15 @@ class Store:
                        (TestStatus.RUNNING, now(), run_id, seq))
             db.execute("UPDATE runs SET status = ? WHERE id = ?", (RunStatus.RUNNING, run_id))
 
-    def continue_test(self, run_id: int, seq: int) -> None:
-        """Mark a test running again with the steps it stored kept: a retention test read back
-        after its wait goes on from them. Their throttle events go: the test's end finds them
-        again among all its steps."""
+    def continue_test(self, run_id: int, seq: int, keep: int) -> None:
+        """Mark a test running again with its first `keep` stored steps kept (a retention test
+        read back after its wait, an endurance or PTS test resumed goes on from them) and those
+        after them dropped, with their telemetry. The throttle events go: the test's end finds
+        them again among all its steps."""
         with write_transaction(self._conn) as db:
             db.execute("DELETE FROM throttle_events WHERE run_id = ? AND seq = ?", (run_id, seq))
+            for table in ("steps", "step_temperatures", "step_energy", "step_health", "telemetry_notes"):
+                db.execute(f"DELETE FROM {table} WHERE run_id = ? AND seq = ? AND idx >= ?", (run_id, seq, keep))
             db.execute("UPDATE tests SET status = ?, finished_at = NULL, score = NULL, error = NULL"
                        " WHERE run_id = ? AND seq = ?", (TestStatus.RUNNING, run_id, seq))
             db.execute("UPDATE runs SET status = ? WHERE id = ?", (RunStatus.RUNNING, run_id))

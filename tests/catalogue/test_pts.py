@@ -1,0 +1,168 @@
+"""The SNIA PTS tests: the loops as the specification orders them, rounds until steady state
+(never hidden when not reached), resume at a round boundary."""
+
+import math
+
+import pytest
+
+from ssdlab.catalogue import Scale, estimated_seconds, lookup
+from ssdlab.catalogue.pts import MAX_ROUNDS, PtsTest
+from ssdlab.model import Op, Phase, Step, StepResult
+from ssdlab.units import KiB, MiB
+from tests.factories import result
+
+TB = 10**12
+MIXES = (100, 95, 65, 50, 35, 5, 0)
+SIZES = (1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512)
+
+
+def pts(test_id: str) -> PtsTest:
+    found = lookup(test_id)
+    assert isinstance(found, PtsTest)
+    return found
+
+
+def test_the_iops_loop_runs_the_matrix_in_the_specifications_nesting_and_order():
+    test = pts("pts-iops").compile(Scale(), TB)
+    active = int(TB * 0.75) // MiB * MiB
+    purge, wipc, *rounds = test.steps
+    assert purge.phase is Phase.PURGE
+    assert (wipc.phase, wipc.rw, wipc.bs, wipc.size, wipc.io_size) == (
+        Phase.PRECONDITION, Op.WRITE, 128 * KiB, active, 2 * active)
+    assert len(rounds) == MAX_ROUNDS * 56
+    first = rounds[:56]
+    assert [(s.rwmixread if s.rw is Op.RANDRW else {Op.RANDREAD: 100, Op.RANDWRITE: 0}[s.rw], s.bs)
+            for s in first] == [(mix, bs) for mix in MIXES for bs in SIZES]
+    for step in rounds:
+        assert (step.runtime, step.time_based, step.size, step.iodepth) == (60.0, True, active, 16)
+        assert [job.iodepth for job in step.concurrent] == [16]  # two threads of QD16
+    assert test.settings["conformant"]
+    assert (test.settings["threads"], test.settings["write_cache"], test.settings["active_range_pct"]) == (2, "on", 75)
+    # the worst case: 25 rounds of 56 minutes
+    assert estimated_seconds(test, Scale()) > MAX_ROUNDS * 56 * 60
+
+
+def test_the_enterprise_variant_uses_the_whole_drive_four_threads_and_two_throughput_block_sizes():
+    iops = pts("pts-e-iops").compile(Scale(), TB)
+    assert iops.steps[2].size == TB // MiB * MiB
+    assert (iops.steps[2].iodepth, len(iops.steps[2].concurrent)) == (32, 3)
+    assert iops.settings["write_cache"] == "off"
+    tp = pts("pts-e-throughput").compile(Scale(), TB).steps
+    purges = [i for i, s in enumerate(tp) if s.phase is Phase.PURGE]
+    assert purges == [0, 2 + 2 * MAX_ROUNDS]  # each block size from its own purge and WIPC
+    assert [(s.rw, s.bs) for s in tp[2:4]] == [(Op.READ, 1024 * KiB), (Op.WRITE, 1024 * KiB)]
+    assert tp[purges[1] + 1].bs == 128 * KiB and tp[purges[1] + 2].bs == 128 * KiB
+    assert not tp[2].concurrent and tp[2].iodepth == 128  # one sequential job at the total depth
+
+
+def test_the_latency_loop_is_one_thread_at_qd1():
+    steps = pts("pts-latency").compile(Scale(), TB).steps[2:11]
+    assert [(s.bs, s.iodepth, s.concurrent) for s in steps] == [(bs, 1, ()) for _ in range(3)
+                                                                for bs in (8 * KiB, 4 * KiB, 512)]
+
+
+def test_a_scaled_run_is_not_conformant():
+    test = pts("pts-iops").compile(Scale(0.01), TB)
+    assert not test.settings["conformant"] and test.settings["scale"] == 0.01
+    assert test.steps[2].runtime == 1.0
+
+
+class FakeRun:
+    """Runs steps into `done`, each write cell's IOPS from `tracked(round)`; other cells 1000."""
+
+    def __init__(self, tracked, kept=()):
+        self.tracked, self.done, self.replayed, self.rounds = tracked, list(kept), [], {}
+
+    def run_step(self, step: Step, read_health: bool = False) -> None:
+        self.done.append((step, self._result(step)))
+
+    def replay(self, step: Step, stored: StepResult) -> None:
+        self.replayed.append(step.label)
+
+    def _result(self, step: Step) -> StepResult:
+        if step.phase is not Phase.MEASURE:
+            return result()
+        r = int(step.label.split("round ")[1].split("/")[0])
+        iops = self.tracked(r) if (step.rw, step.bs) == (Op.RANDWRITE, 4 * KiB) else 1000.0
+        return result(mbps=iops * 4096 / 1e6, bs=4096, direction="write")
+
+
+def run(test_id, tracked, kept=()):
+    test = pts(test_id)
+    steps = test.compile(Scale(0.01), TB).steps
+    fake = FakeRun(tracked, kept)
+    found = test.run(fake, steps)
+    return test, steps, fake, found, test.result(found, fake.done)
+
+
+@pytest.mark.parametrize("tracked, steady_at", [
+    (lambda r: 50_000.0, 5),  # steady from the start: the first full window
+    (lambda r: 100_000.0 / r if r < 6 else 15_000.0, 10),  # falls to its level, then 5 rounds flat
+    (lambda r: 10_000.0 + 2_000.0 * r, None),  # drifting: 8 000 over a window of ~50 000 (16 %)
+    (lambda r: 60_000.0 if r % 2 else 40_000.0, None),  # oscillating: a range of 40 % of its mean
+])
+def test_rounds_run_until_the_tracked_cell_is_steady_and_not_steady_is_said(tracked, steady_at):
+    _, _, fake, found, score = run("pts-iops", tracked)
+    rounds = steady_at or MAX_ROUNDS
+    assert len(fake.done) == 2 + rounds * 56
+    assert found == {"steady_rounds": [steady_at]}
+    (loop,) = score["loops"]
+    assert loop["steady"] == {"reached": steady_at is not None, "round": steady_at, "rounds_run": rounds,
+                              "max_rounds": MAX_ROUNDS}
+    assert score["steady"] is (steady_at is not None)
+    window = [tracked(r) for r in range(rounds - 4, rounds + 1)]
+    assert score["value"] == pytest.approx(sum(window) / 5, rel=1e-3)
+    series = loop["tracked"]["RND 4 KiB 0/100"]
+    assert series["series"] == pytest.approx([tracked(r) for r in range(1, rounds + 1)], rel=1e-3)
+    assert (series["window"]["first_round"], series["window"]["last_round"]) == (rounds - 4, rounds)
+    assert len(loop["rounds"]) == rounds and len(loop["rounds"][0]) == 56
+
+
+def test_every_loop_stops_on_its_own_and_the_next_starts_from_its_purge():
+    _, _, fake, found, score = run("pts-e-throughput", lambda r: 1.0)  # every cell flat
+    assert found == {"steady_rounds": [5, 5]}
+    assert [s.phase for s, _ in fake.done].count(Phase.PURGE) == 2
+    assert len(fake.done) == 2 * (2 + 5 * 2)
+    assert [lp["name"] for lp in score["loops"]] == ["throughput 1 MiB", "throughput 128 KiB"]
+
+
+def test_a_resumed_test_keeps_its_completed_rounds_and_replays_them():
+    tracked = lambda r: 100_000.0 / r if r < 6 else 15_000.0  # noqa: E731  steady at round 10
+    test, steps, first, _, whole = run("pts-iops", tracked)
+    # stopped in round 4, 10 cells in: the 3 rounds done are kept, round 4 runs again
+    stored = first.done[:2 + 3 * 56 + 10]
+    assert test.resumable(stored) == 2 + 3 * 56
+    again = FakeRun(tracked, stored[:2 + 3 * 56])
+    found = test.run(again, steps)
+    assert again.replayed == [s.label for s, _ in stored[:2 + 3 * 56]]
+    assert found == {"steady_rounds": [10]}
+    assert [s for s, _ in again.done] == [s for s, _ in first.done]
+    assert test.result(found, again.done) == whole
+
+
+@pytest.mark.parametrize("kept, keeps", [(0, 0), (1, 0), (2, 0), (2 + 55, 0), (2 + 56, 2 + 56)])
+def test_a_loop_not_past_its_first_round_starts_again_from_its_purge(kept, keeps):
+    test, _, first, _, _ = run("pts-iops", lambda r: 50_000.0)
+    assert test.resumable(first.done[:kept]) == keeps
+
+
+def test_resume_in_a_later_loop_keeps_the_loops_that_ended():
+    test, _, first, _, _ = run("pts-e-throughput", lambda r: 1.0)
+    ended = 2 + 5 * 2
+    assert test.resumable(first.done) == len(first.done)
+    assert test.resumable(first.done[:ended + 3]) == ended  # the second loop not past round 1
+    assert test.resumable(first.done[:ended + 2 + 2 * 2 + 1]) == ended + 2 + 2 * 2
+
+
+def test_a_stored_step_that_is_not_the_tests_refuses_to_resume():
+    test, steps, first, _, _ = run("pts-iops", lambda r: 50_000.0)
+    changed = [(s.model_copy(update={"label": "other"}) if i == 1 else s, r) for i, (s, r) in enumerate(first.done)]
+    with pytest.raises(Exception, match="not the test's"):
+        test.run(FakeRun(lambda r: 1.0, changed[:60]), steps)
+
+
+def test_the_latency_loop_tracks_the_mean_and_keeps_the_maximum():
+    _, _, fake, _, score = run("pts-latency", lambda r: 1.0)
+    row = score["loops"][0]["rounds"][0]
+    assert row["RND 4 KiB 0/100"] == pytest.approx(37.5) and row["RND 4 KiB 0/100 max"] == 90.0
+    assert score["unit"] == "mean µs" and not math.isnan(score["value"])

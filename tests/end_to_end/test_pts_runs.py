@@ -1,0 +1,92 @@
+"""The PTS suites through the session: a run stopped mid-loop resumes from the last round it
+completed, on a simulated drive (its state rebuilt by running the kept rounds again, to the
+same figures) and on a real file with fio (the kept steps not run again)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ssdlab import session
+from ssdlab.catalogue import Scale
+from ssdlab.errors import Interrupted
+from ssdlab.execution import SilentReporter
+from ssdlab.model import Step, StepResult
+from ssdlab.store import Store
+from ssdlab.units import MiB
+from tests.conftest import run_cli
+from tests.paths import SMALL_PRESET
+
+
+class StopAt(SilentReporter):
+    """Stops the run (as Ctrl-C would) once `count` steps are stored."""
+
+    def __init__(self, count: int):
+        self.count = count
+
+    def step_finished(self, step: Step, result: StepResult) -> None:
+        self.count -= 1
+        if self.count == 0:
+            raise KeyboardInterrupt
+
+
+def stored(db, run_id=1):
+    with Store(db) as store:
+        (record,) = store.tests(run_id)
+        return record, [(s.idx, s.step.label, s.result.started_at) for s in store.steps(run_id, 0)]
+
+
+def run_stopped(request: session.RunRequest, stop_after: int) -> None:
+    with pytest.raises(Interrupted, match="ssdlab resume"):
+        session.start_run(request, show_progress=lambda run_id, tests: StopAt(stop_after))
+
+
+def test_a_simulated_run_stopped_mid_round_resumes_from_its_last_round_to_the_same_figures(tmp_path):
+    def request(name):
+        return session.RunRequest(target=f"sim:{SMALL_PRESET}", suite="pts", tests=("pts-latency",),
+                                  scale=Scale(0.01), db=tmp_path / f"{name}.db")
+    session.start_run(request("whole"), show_progress=False)
+    whole, whole_steps = stored(tmp_path / "whole.db")
+    assert whole.score["steady"] and whole.score["loops"][0]["steady"]["round"] >= 5
+
+    run_stopped(request("stopped"), 2 + 2 * 9 + 4)  # purge, WIPC, 2 rounds of 9 cells, 4 of round 3
+    _, before = stored(tmp_path / "stopped.db")
+    assert len(before) == 24
+    session.resume_run("1", tmp_path / "stopped.db", None, show_progress=False)
+    resumed, after = stored(tmp_path / "stopped.db")
+    assert after[:20] == before[:20]  # the completed rounds kept as they were stored
+    assert [label for _, label, _ in after] == [label for _, label, _ in whole_steps]
+    assert resumed.score == whole.score
+
+
+def test_a_file_run_stopped_mid_loop_resumes_from_its_last_round_without_running_it_again(scratch):
+    request = session.RunRequest(target=str(scratch / "drive.img"), size=256 * MiB, suite="pts",
+                                 tests=("pts-throughput",), scale=Scale(0.01), db=scratch / "ssdlab.db")
+    run_stopped(request, 2 + 2 * 2 + 1)  # purge, WIPC, 2 rounds, the reads of round 3
+    record, before = stored(scratch / "ssdlab.db")
+    assert len(before) == 7 and before[0][1] == "purge"
+    session.resume_run("1", scratch / "ssdlab.db", None, show_progress=False)
+    record, after = stored(scratch / "ssdlab.db")
+    assert after[:6] == before[:6] and after[6][2] != before[6][2]  # round 3 measured again
+    assert record.status.value == "done"
+    loop = record.score["loops"][0]
+    assert loop["steady"]["rounds_run"] >= 5 and len(after) == 2 + 2 * loop["steady"]["rounds_run"]
+    assert record.score["settings"]["conformant"] is False and record.score["unit"] == "MB/s"
+
+
+def test_a_dry_run_lists_the_iops_matrix_in_order_and_its_worst_case_and_touches_nothing(tmp_path):
+    target, db = tmp_path / "drive.img", tmp_path / "ssdlab.db"
+    plan = json.loads(run_cli("run", target, "--size", "8GiB", "--suite", "pts", "--dry-run", "--json",
+                              db=db).stdout)
+    assert not target.exists() and not db.exists()
+    iops = next(t for t in plan["tests"] if t["id"] == "pts-iops")
+    assert iops["until_steady"] and len(iops["steps"]) == 2 + 25 * 56
+    first = iops["steps"][2:2 + 56]
+    assert [(s["rwmixread"] if s["rw"] == "randrw" else {"randread": 100, "randwrite": 0}[s["rw"]], s["bs"])
+            for s in first] == [(mix, bs) for mix in (100, 95, 65, 50, 35, 5, 0)
+                                for bs in (1 << 20, 128 << 10, 64 << 10, 32 << 10, 16 << 10, 8 << 10, 4 << 10, 512)]
+    assert {s["runtime"] for s in iops["steps"][2:]} == {60.0}
+    assert plan["estimated_seconds"] > 25 * 56 * 60  # the IOPS test's 25 rounds of 56 minutes at most
+    said = run_cli("run", target, "--size", "8GiB", "--suite", "pts", "--dry-run", db=db).stdout
+    assert "pts-iops: 1402 steps at most (each loop stops at steady state)" in said
