@@ -58,6 +58,11 @@ def test_a_simulated_run_stopped_mid_round_resumes_from_its_last_round_to_the_sa
     assert after[:20] == before[:20]  # the completed rounds kept as they were stored
     assert [label for _, label, _ in after] == [label for _, label, _ in whole_steps]
     assert resumed.score == whole.score
+    # the drive's health log read after every round (this preset has no thermal model to give temperatures)
+    with Store(tmp_path / "stopped.db") as store:
+        steps = store.steps(1, 0)
+    read = [s.idx for s in steps if s.telemetry.health is not None]
+    assert read == [2 + 9 * r - 1 for r in range(1, whole.score["loops"][0]["steady"]["rounds_run"] + 1)]
 
 
 def test_a_file_run_stopped_mid_loop_resumes_from_its_last_round_without_running_it_again(scratch):

@@ -6,7 +6,8 @@ range, without a pause before the rounds), then rounds of its cells, one minute 
 every tracked cell is steady by ssdlab's own check (analysis/steady_state.py: a 5-round
 window, range within 20 % of its mean, fitted change within 10 %) or 25 rounds have run. A
 test is compiled with all 25 rounds, so a dry run states its worst case; it stops after the
-round that reaches steady state, and says when none did.
+round that reaches steady state, and says when none did. The drive's health log is read after
+every round, its temperature throughout.
 
 - IOPS: random I/O, for each read share 100, 95, 65, 50, 35, 5, 0 % the block sizes 1024,
   128, 64, 32, 16, 8, 4 and 0.5 KiB, in that nesting and order (PTS-E 1.1, 3.2.1); tracked:
@@ -130,7 +131,7 @@ class PtsRun(Protocol):
     done: list[tuple[Step, StepResult]]  # the test's stored steps: on a resume, those it kept
 
     def run_step(self, step: Step, read_health: bool = False) -> None:
-        """A step, stored."""
+        """A step, stored with the health log read after it when asked (each round's last)."""
 
     def replay(self, step: Step, stored: StepResult) -> None:
         """A kept step run again on a simulated drive (to rebuild its state), not stored; nothing
@@ -197,23 +198,25 @@ class PtsTest(WholeDriveProcedure):
             results: list[StepResult] = []
             steady_at = None
             for i, step in enumerate(steps[at:at + _steps_of(loop)]):
-                result = self._step(run, step, kept)
+                round_ends = i >= 2 and (i - 1) % n == 0
+                result = self._step(run, step, kept, read_health=round_ends)
                 if i >= 2:  # after the purge and the WIPC
                     results.append(result)
-                if i >= 2 and len(results) % n == 0 and (steady_at := _steady_round(loop, results)):
+                if round_ends and (steady_at := _steady_round(loop, results)):
                     break
             stopped.append(steady_at)
             at += _steps_of(loop)
         return {"steady_rounds": stopped}
 
-    def _step(self, run: PtsRun, step: Step, kept: list[tuple[Step, StepResult]]) -> StepResult:
+    @staticmethod
+    def _step(run: PtsRun, step: Step, kept: list[tuple[Step, StepResult]], read_health: bool) -> StepResult:
         if not kept:
-            run.run_step(step)
+            run.run_step(step, read_health=read_health)
             return run.done[-1][1]
         stored_step, stored = kept.pop(0)
         if stored_step != step:
-            raise SsdlabError(f"{self.id}: the stored step {stored_step.label!r} is not the test's {step.label!r} "
-                              "there: start the run again")
+            raise SsdlabError(f"the stored step {stored_step.label!r} is not the test's {step.label!r} there: "
+                              "start the run again")
         run.replay(step, stored)
         return stored
 
