@@ -7,7 +7,7 @@ import pytest
 
 from ssdlab.catalogue import Scale, estimated_seconds, lookup
 from ssdlab.catalogue.pts import MAX_ROUNDS, PtsTest
-from ssdlab.model import Op, Phase, Step, StepResult
+from ssdlab.model import Op, Phase, SecondPoint, Step, StepResult
 from ssdlab.units import KiB, MiB
 from tests.factories import result
 
@@ -166,3 +166,29 @@ def test_the_latency_loop_tracks_the_mean_and_keeps_the_maximum():
     row = score["loops"][0]["rounds"][0]
     assert row["RND 4 KiB 0/100"] == pytest.approx(37.5) and row["RND 4 KiB 0/100 max"] == 90.0
     assert score["unit"] == "mean µs" and not math.isnan(score["value"])
+
+
+def test_write_saturation_writes_four_capacities_or_24_hours_from_a_purged_drive():
+    client, enterprise = (lookup(t).compile(Scale(), TB) for t in ("pts-wsat", "pts-e-wsat"))
+    purge, writes = client.steps
+    assert purge.phase is Phase.PURGE
+    assert (writes.rw, writes.bs, writes.iodepth, writes.size, writes.io_size, writes.runtime) == (
+        Op.RANDWRITE, 4 * KiB, 32, int(TB * 0.75) // MiB * MiB, 4 * (TB // MiB * MiB), 24 * 3600.0)
+    assert enterprise.steps[1].iodepth == 128 and enterprise.steps[1].size == TB // MiB * MiB
+    assert enterprise.settings["write_cache"] == "off"
+
+
+def test_write_saturation_gives_iops_per_minute_against_time_and_data_written():
+    # 20 minutes: 100 K IOPS falling by 8 K a minute to 20 K at minute 10, then flat
+    per_minute = [100_000 - 8_000 * m if m < 10 else 20_000 for m in range(20)]
+    seconds = tuple(SecondPoint(t_s=s + 1, mbps=0.0, iops=per_minute[s // 60]) for s in range(1200))
+    wsat = lookup("pts-wsat")
+    step = wsat.compile(Scale(), TB).steps[1]
+    measured = StepResult(started_at="2026-01-01T00:00:00+00:00", busy_s=1200.0, idle_s=0.0, engine="test",
+                          per_second=seconds)
+    score = wsat.score([(step, measured)])
+    assert score["window_s"] == 60 and [p["iops"] for p in score["points"]] == per_minute
+    assert [p["t_s"] for p in score["points"]] == [60.0 * (m + 1) for m in range(20)]
+    written = [sum(per_minute[:m + 1]) * 60 * 4096 / 1e9 for m in range(20)]
+    assert [p["written_gb"] for p in score["points"]] == pytest.approx(written, abs=1e-3)
+    assert (score["value"], score["fob_iops"], score["unit"]) == (20_000, 100_000, "IOPS")

@@ -17,8 +17,9 @@ every round, its temperature throughout.
   tracked: both cells.
 - Latency: random I/O at one thread and QD1, for the read shares 100, 65, 0 % the block sizes
   8, 4 and 0.5 KiB; the mean and maximum latency of each; tracked: the mean of 4 KiB at 0 %.
-- Write saturation: from a purged drive, 4 KiB random writes until four times the user
-  capacity is written or 24 hours have passed, IOPS against time and data written.
+- Write saturation: from a purged drive, 4 KiB random writes over the active range until four
+  times the user capacity is written or 24 hours have passed, IOPS per minute against time and
+  data written (one job at the variant's total depth: the curve is the drive's).
 
 The variants. Client: the volatile write cache on, an active range of the first 75 % of the
 LBAs. Enterprise: the cache off, the whole LBA range. The PTS leaves threads and queue depth
@@ -42,8 +43,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from ssdlab.analysis import scores
 from ssdlab.analysis.steady_state import WINDOW_ROUNDS, find_steady_state
-from ssdlab.catalogue.definitions import PRECONDITION_BS, PRECONDITION_QD, WholeDriveProcedure, purge
+from ssdlab.catalogue.definitions import PRECONDITION_BS, PRECONDITION_QD, TestDef, WholeDriveProcedure, purge
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Op, Phase, Step, StepResult, Test
@@ -58,7 +60,8 @@ IOPS_READ_SHARES = (100, 95, 65, 50, 35, 5, 0)
 IOPS_BLOCK_SIZES = (1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512)
 LATENCY_READ_SHARES = (100, 65, 0)
 LATENCY_BLOCK_SIZES = (8 * KiB, 4 * KiB, 512)
-WSAT_TAIL = 0.1  # the write saturation's score: its mean IOPS over the last tenth of its seconds
+WSAT_TAIL = 0.1  # the write saturation's score: its mean IOPS over the last tenth of its windows
+WSAT_WINDOW_S = 60.0  # its curve: IOPS per minute, as the PTS records it (per second in a run under 10 minutes)
 
 
 @dataclass(frozen=True)
@@ -315,6 +318,48 @@ def _loop_result(loop: Loop, measured: Sequence[tuple[Step, StepResult]], steady
                        "max_rounds": MAX_ROUNDS}}
 
 
+@dataclass(frozen=True)
+class WriteSaturation(TestDef):
+    """From a purged drive, 4 KiB random writes over the active range until four times the
+    user capacity is written or 24 hours have passed: IOPS against time and data written."""
+
+    __test__ = False  # not a pytest test class
+    variant: Variant = CLIENT
+
+    def span(self, scale: Scale) -> int:
+        return 0  # from a purged drive: no data before
+
+    def workload(self, scale: Scale, capacity: int) -> list[Step]:
+        region = _active_range(self.variant, scale, capacity)
+        total = WSAT_CAPACITIES * scale.whole_drive(capacity)
+        return [Step(label=f"RND 4 KiB writes: {format_bytes(total)} or {scale.runtime(WSAT_S) / 3600:g} h",
+                     rw=Op.RANDWRITE, bs=4 * KiB, iodepth=self.variant.threads * self.variant.queue_depth,
+                     size=region, io_size=total, runtime=scale.runtime(WSAT_S))]
+
+    def compile(self, scale: Scale, capacity: int) -> Test:
+        test = super().compile(scale, capacity)
+        return test.model_copy(update={"settings": self.variant.settings(scale)})
+
+    def score(self, measured: scores.Measured) -> dict[str, Any]:
+        (step, result), = measured
+        seconds = result.per_second
+        window = WSAT_WINDOW_S if result.busy_s >= 10 * WSAT_WINDOW_S else 1.0
+        points, written, start, ios, t_end = [], 0.0, 0.0, 0.0, 0.0
+        for point in seconds:  # each point the interval that ends at t_s
+            span = point.t_s - t_end
+            ios, t_end = ios + point.iops * span, point.t_s
+            if t_end - start >= window - 1e-9 or point is seconds[-1]:
+                written += ios * step.bs
+                points.append({"t_s": round(t_end, 3), "iops": round(ios / (t_end - start), 1),
+                               "written_gb": round(written / 1e9, 3)})
+                start, ios = t_end, 0.0
+        tail = points[-max(1, round(len(points) * WSAT_TAIL)):]
+        value = sum(p["iops"] for p in tail) / len(tail) if tail else None
+        return {"name": self.primary_score, "value": None if value is None else round(value, 1), "unit": "IOPS",
+                "fob_iops": points[0]["iops"] if points else None, "window_s": window, "points": points,
+                "written_gb": round(written / 1e9, 3)}
+
+
 def _iops_loop() -> Loop:
     cells = tuple(Cell(share, bs) for share in IOPS_READ_SHARES for bs in IOPS_BLOCK_SIZES)
     return Loop("IOPS", cells, (Cell(0, 4 * KiB),), Figure.IOPS)
@@ -330,7 +375,7 @@ def _latency_loop() -> Loop:
     return Loop("latency", cells, (Cell(0, 4 * KiB),), Figure.MEAN_US)
 
 
-def _tests(variant: Variant, prefix: str) -> tuple[PtsTest, ...]:
+def _tests(variant: Variant, prefix: str) -> tuple[PtsTest | WriteSaturation, ...]:
     name = f"SNIA PTS ({variant.name})"
     return (
         PtsTest(id=f"{prefix}-iops", title=f"{name} IOPS: random I/O, 7 read shares x 8 block sizes, to steady state",
@@ -343,6 +388,9 @@ def _tests(variant: Variant, prefix: str) -> tuple[PtsTest, ...]:
         PtsTest(id=f"{prefix}-latency", title=f"{name} latency: random I/O at QD1, mean and maximum, to steady state",
                 primary_score="4 KiB random write mean latency in the measurement window", variant=variant,
                 loops=(_latency_loop(),), threads=1, queue_depth=1),
+        WriteSaturation(id=f"{prefix}-wsat", title=f"{name} write saturation: 4 KiB random writes from a purged drive, "
+                                                   "4x the capacity or 24 hours",
+                        primary_score="4 KiB random write IOPS in the last tenth of the test", variant=variant),
     )
 
 
