@@ -82,7 +82,7 @@ class FakeRun:
     def _result(self, step: Step) -> StepResult:
         if step.phase is not Phase.MEASURE:
             return result()
-        r = int(step.label.split("round ")[1].split("/")[0])
+        r = int(step.label.split("round ")[1].split("/")[0]) if "round " in step.label else 0
         iops = self.tracked(r) if (step.rw, step.bs) == (Op.RANDWRITE, 4 * KiB) else 1000.0
         return result(mbps=iops * 4096 / 1e6, bs=4096, direction="write")
 
@@ -181,7 +181,8 @@ def test_write_saturation_writes_four_capacities_or_24_hours_from_a_purged_drive
 def test_write_saturation_gives_iops_per_minute_against_time_and_data_written():
     # 20 minutes: 100 K IOPS falling by 8 K a minute to 20 K at minute 10, then flat
     per_minute = [100_000 - 8_000 * m if m < 10 else 20_000 for m in range(20)]
-    seconds = tuple(SecondPoint(t_s=s + 1, mbps=0.0, iops=per_minute[s // 60]) for s in range(1200))
+    seconds = tuple(SecondPoint(t_s=s + 1, mbps=per_minute[s // 60] * 4096 / 1e6, iops=per_minute[s // 60])
+                    for s in range(1200))
     wsat = lookup("pts-wsat")
     step = wsat.compile(Scale(), TB).steps[1]
     measured = StepResult(started_at="2026-01-01T00:00:00+00:00", busy_s=1200.0, idle_s=0.0, engine="test",
@@ -192,3 +193,62 @@ def test_write_saturation_gives_iops_per_minute_against_time_and_data_written():
     written = [sum(per_minute[:m + 1]) * 60 * 4096 / 1e9 for m in range(20)]
     assert [p["written_gb"] for p in score["points"]] == pytest.approx(written, abs=1e-3)
     assert (score["value"], score["fob_iops"], score["unit"]) == (20_000, 100_000, "IOPS")
+
+
+def test_cross_stimulus_recovery_writes_sequential_random_sequential_without_a_pause():
+    xsr = lookup("pts-xsr")
+    purge, *accesses = xsr.compile(Scale(), TB).steps
+    assert purge.phase is Phase.PURGE
+    assert [(s.rw, s.bs, s.runtime, s.time_based, s.iodepth) for s in accesses] == [
+        (Op.WRITE, 128 * KiB, 8 * 3600.0, True, 32), (Op.RANDWRITE, 4 * KiB, 6 * 3600.0, True, 32),
+        (Op.WRITE, 128 * KiB, 8 * 3600.0, True, 32)]
+    assert all(s.idle_after == 0 for s in accesses)
+
+
+def test_cross_stimulus_recovery_says_how_long_sequential_writes_take_to_come_back():
+    xsr = lookup("pts-xsr")
+    steps = xsr.compile(Scale(), TB).steps[1:]
+
+    def measured(mbps_at):  # MB/s of minute m
+        return StepResult(started_at="2026-01-01T00:00:00+00:00", busy_s=3600.0, idle_s=0.0, engine="test",
+                          per_second=tuple(SecondPoint(t_s=s + 1, mbps=mbps_at(s // 60), iops=mbps_at(s // 60) * 8)
+                                           for s in range(3600)))
+    recovering = [measured(lambda m: 2000.0), measured(lambda m: 100.0),
+                  measured(lambda m: min(2000.0, 500.0 + 50.0 * m))]
+    score = xsr.score(list(zip(steps, recovering, strict=True)))
+    assert (score["before_mbps"], score["value"], score["unit"]) == (2000.0, 2000.0, "MB/s")
+    # 90 % of 2000 MB/s first reached in minute 26 (500 + 50 x 26 = 1800)
+    assert score["recovered_after_s"] == 27 * 60.0
+    assert [a["mbps"] for a in score["accesses"]] == [2000.0, 100.0, 2000.0]
+    assert len(score["accesses"][1]["points"]) == 60
+
+
+def test_host_idle_recovery_bursts_after_each_idle_length_once_steady():
+    steps = pts("pts-hir").compile(Scale(), TB).steps
+    loop = 2 + MAX_ROUNDS
+    assert [s.label for s in steps[2:4]] == ["steady state round 1/25: RND 4 KiB 0/100",
+                                            "steady state round 2/25: RND 4 KiB 0/100"]
+    after = steps[loop:]
+    assert len(after) == 5 * 361
+    for k, idle in enumerate((5, 10, 15, 25, 50)):
+        bursts, back = after[k * 361:k * 361 + 360], after[k * 361 + 360]
+        assert {(s.rw, s.bs, s.runtime, s.idle_after, s.iodepth) for s in bursts} == {
+            (Op.RANDWRITE, 4 * KiB, 5.0, idle, 32)}
+        assert (back.runtime, back.idle_after) == (1800.0, 0)
+
+
+def test_host_idle_recovery_reports_each_idle_lengths_bursts_after_steady_state():
+    def tracked(r):  # every 4 KiB write step at 20 K IOPS
+        return 20_000.0
+    test, steps, fake, found, score = run("pts-hir", tracked)
+    assert found == {"steady_rounds": [5]}
+    assert len(fake.done) == 2 + 5 + 5 * (10 + 1)  # scale 0.01: 10 bursts per idle length
+    states = score["wait_states"]
+    assert [s["idle_s"] for s in states] == [5, 10, 15, 25, 50]
+    assert all(len(s["burst_iops"]) == 10 for s in states)
+    assert score["value"] == states[-1]["mean_iops"] and score["unit"] == "IOPS"
+    assert score["loops"][0]["steady"]["round"] == 5
+    # stopped in its third idle length: every stored step kept, the rest run
+    assert test.resumable(fake.done[:40]) == 40
+    again = FakeRun(tracked, fake.done[:40])
+    assert test.run(again, steps) == found and len(again.done) == len(fake.done)

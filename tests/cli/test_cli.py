@@ -12,9 +12,9 @@ STEP_KEYS = {"rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwm
 
 def test_tests_and_suites_list_the_catalogue():
     tests = json.loads(run_cli("tests", "--json").stdout)
-    assert len(tests) == 11 + 4 + 5 + 5 + 1 + 1 + 1 + 1 + 8 and tests[0]["id"] == "rand-read-burst"
+    assert len(tests) == 11 + 4 + 5 + 5 + 1 + 1 + 1 + 1 + 12 and tests[0]["id"] == "rand-read-burst"
     trace = next(t for t in tests if t["id"] == "trace")
-    assert len(trace["steps_per_trace"]) == 4 and tests[-1]["id"] == "pts-e-wsat"
+    assert len(trace["steps_per_trace"]) == 4 and tests[-1]["id"] == "pts-e-xsr"
     suites = {s["name"]: s for s in json.loads(run_cli("suites", "--json").stdout)}
     assert len(suites["client"]["tests"]) == 11
     assert set(suites) >= {"client", "quick", "lab", "enterprise", "power", "aged", "retention", "endurance", "trace",

@@ -17,6 +17,12 @@ every round, its temperature throughout.
   tracked: both cells.
 - Latency: random I/O at one thread and QD1, for the read shares 100, 65, 0 % the block sizes
   8, 4 and 0.5 KiB; the mean and maximum latency of each; tracked: the mean of 4 KiB at 0 %.
+- Host idle recovery: 4 KiB random writes (1-minute rounds) to steady state, then for each idle
+  length 5, 10, 15, 25 and 50 s, 360 bursts of 5 s of those writes each followed by that idle,
+  and 30 minutes of writes without idle (the return to the baseline); IOPS of every burst.
+- Cross stimulus recovery: from a purged drive, 128 KiB sequential writes for 8 hours, 4 KiB
+  random writes for 6, sequential writes for 8, without a pause; MB/s and IOPS per minute, and
+  how long the last sequential writes take to come back within 90 % of the first's speed.
 - Write saturation: from a purged drive, 4 KiB random writes over the active range until four
   times the user capacity is written or 24 hours have passed, IOPS per minute against time and
   data written (one job at the variant's total depth: the curve is the drive's).
@@ -60,8 +66,13 @@ IOPS_READ_SHARES = (100, 95, 65, 50, 35, 5, 0)
 IOPS_BLOCK_SIZES = (1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512)
 LATENCY_READ_SHARES = (100, 65, 0)
 LATENCY_BLOCK_SIZES = (8 * KiB, 4 * KiB, 512)
-WSAT_TAIL = 0.1  # the write saturation's score: its mean IOPS over the last tenth of its windows
-WSAT_WINDOW_S = 60.0  # its curve: IOPS per minute, as the PTS records it (per second in a run under 10 minutes)
+CURVE_TAIL = 0.1  # a long step's figure: its mean over the last tenth of its windows
+CURVE_WINDOW_S = 60.0  # its curve: per minute, as the PTS records it (per second in a step under 10 minutes)
+HIR_IDLES_S = (5.0, 10.0, 15.0, 25.0, 50.0)
+HIR_BURSTS = 360
+HIR_BURSTS_FLOOR = 10  # bursts per idle length in a scaled run
+HIR_BURST_S = 5.0
+XSR_ACCESSES = ((Op.WRITE, 128 * KiB, 8), (Op.RANDWRITE, 4 * KiB, 6), (Op.WRITE, 128 * KiB, 8))  # (rw, bs, hours)
 
 
 @dataclass(frozen=True)
@@ -128,6 +139,42 @@ class Loop:
     wipc_bs: int = PRECONDITION_BS
 
 
+@dataclass(frozen=True)
+class IdleRecovery:
+    """What host idle recovery does once the drive is steady: for each idle length, bursts of
+    5 s of 4 KiB random writes each followed by that much idle, then as long again of writes
+    without idle (the return to the baseline)."""
+
+    def steps(self, scale: Scale, region: int, depth: int) -> list[Step]:
+        count = scale.repetitions(HIR_BURSTS, HIR_BURSTS_FLOOR)
+        shape: dict[str, Any] = {"rw": Op.RANDWRITE, "bs": 4 * KiB, "iodepth": depth, "size": region,
+                                 "time_based": True}
+        steps: list[Step] = []
+        for idle in HIR_IDLES_S:
+            steps += [Step(label=f"idle {idle:g} s: burst {k}/{count}", runtime=scale.runtime(HIR_BURST_S),
+                           idle_after=scale.idle(idle), **shape) for k in range(1, count + 1)]
+            steps.append(Step(label=f"after idle {idle:g} s: back to the baseline",
+                              runtime=scale.runtime(count * HIR_BURST_S), **shape))
+        return steps
+
+    @staticmethod
+    def result(measured: Sequence[tuple[Step, StepResult]]) -> dict[str, Any]:
+        """Per idle length: each burst's IOPS, their mean, and the IOPS of the return to the
+        baseline (the step without idle that ends each)."""
+        states: list[dict[str, Any]] = []
+        bursts: list[float] = []
+        for step, result in measured:
+            if step.idle_after > 0:
+                bursts.append(round(result.iops, 1))
+                continue
+            states.append({"idle_s": HIR_IDLES_S[len(states)], "burst_iops": bursts,
+                           "mean_iops": round(sum(bursts) / len(bursts), 1) if bursts else None,
+                           "baseline_iops": round(result.iops, 1)})
+            bursts = []
+        return {"value": states[-1]["mean_iops"] if len(states) == len(HIR_IDLES_S) else None, "unit": "IOPS",
+                "wait_states": states}
+
+
 class PtsRun(Protocol):
     """A PTS test being executed, as its `run` sees it (execution implements it)."""
 
@@ -161,6 +208,7 @@ class PtsTest(WholeDriveProcedure):
     loops: tuple[Loop, ...]
     threads: int  # of random cells; sequential ones and the WIPC run one job at the total depth
     queue_depth: int  # per thread
+    after: IdleRecovery | None = None  # what runs once the loops are done
 
     def compile(self, scale: Scale, capacity: int) -> Test:
         region = _active_range(self.variant, scale, capacity)
@@ -169,6 +217,8 @@ class PtsTest(WholeDriveProcedure):
             steps += [purge(capacity), self._wipc(loop, scale, region)]
             for r in range(1, MAX_ROUNDS + 1):
                 steps += [self._cell(loop, cell, r, scale, region) for cell in loop.cells]
+        if self.after is not None:
+            steps += self.after.steps(scale, region, self.threads * self.queue_depth)
         return Test(id=self.id, title=self.title, primary_score=self.primary_score, steps=tuple(steps),
                     settings=self.variant.settings(scale) | {"threads": self.threads, "queue_depth": self.queue_depth})
 
@@ -209,6 +259,8 @@ class PtsTest(WholeDriveProcedure):
                     break
             stopped.append(steady_at)
             at += _steps_of(loop)
+        for step in steps[at:]:
+            self._step(run, step, kept, read_health=False)
         return {"steady_rounds": stopped}
 
     @staticmethod
@@ -225,8 +277,9 @@ class PtsTest(WholeDriveProcedure):
 
     def resumable(self, kept: Sequence[tuple[Step, StepResult]]) -> int:
         """How many of the `kept` stored steps a resumed test keeps: those of the loops it ended
-        and of the rounds the current loop completed; a loop not past its first round starts
-        again from its purge (the PTS allows no pause between the WIPC and the rounds)."""
+        and of the rounds the current loop completed (a loop not past its first round starts
+        again from its purge: the PTS allows no pause between the WIPC and the rounds), and
+        every step after the loops it stored."""
         at = 0
         for loop in self.loops:
             n = len(loop.cells)
@@ -236,7 +289,7 @@ class PtsTest(WholeDriveProcedure):
             if steady is None and rounds < MAX_ROUNDS:
                 return at + 2 + rounds * n if rounds else at
             at += 2 + (steady or MAX_ROUNDS) * n
-        return at
+        return max(at, len(kept))  # and every step after the loops it stored
 
     # -- the result ---------------------------------------------------------------------
 
@@ -250,8 +303,9 @@ class PtsTest(WholeDriveProcedure):
         first = loops[0]
         tracked = self.loops[0].tracked[-1].name
         value = first["window_means"].get(tracked)
-        return {"name": self.primary_score, "value": value, "unit": self.loops[0].figure.value,
-                "steady": all(lp["steady"]["reached"] for lp in loops), "loops": loops}
+        score = {"name": self.primary_score, "value": value, "unit": self.loops[0].figure.value,
+                 "steady": all(lp["steady"]["reached"] for lp in loops), "loops": loops}
+        return score if self.after is None else score | self.after.result(measured)
 
 
 def _active_range(variant: Variant, scale: Scale, capacity: int) -> int:
@@ -342,22 +396,72 @@ class WriteSaturation(TestDef):
 
     def score(self, measured: scores.Measured) -> dict[str, Any]:
         (step, result), = measured
-        seconds = result.per_second
-        window = WSAT_WINDOW_S if result.busy_s >= 10 * WSAT_WINDOW_S else 1.0
-        points, written, start, ios, t_end = [], 0.0, 0.0, 0.0, 0.0
-        for point in seconds:  # each point the interval that ends at t_s
-            span = point.t_s - t_end
-            ios, t_end = ios + point.iops * span, point.t_s
-            if t_end - start >= window - 1e-9 or point is seconds[-1]:
-                written += ios * step.bs
-                points.append({"t_s": round(t_end, 3), "iops": round(ios / (t_end - start), 1),
-                               "written_gb": round(written / 1e9, 3)})
-                start, ios = t_end, 0.0
-        tail = points[-max(1, round(len(points) * WSAT_TAIL)):]
-        value = sum(p["iops"] for p in tail) / len(tail) if tail else None
-        return {"name": self.primary_score, "value": None if value is None else round(value, 1), "unit": "IOPS",
+        window, points = curve(step, result)
+        return {"name": self.primary_score, "value": _tail_mean(points, "iops"), "unit": "IOPS",
                 "fob_iops": points[0]["iops"] if points else None, "window_s": window, "points": points,
-                "written_gb": round(written / 1e9, 3)}
+                "written_gb": points[-1]["written_gb"] if points else 0.0}
+
+
+@dataclass(frozen=True)
+class CrossStimulus(TestDef):
+    """From a purged drive, 128 KiB sequential writes for 8 hours, 4 KiB random writes for 6,
+    sequential writes for 8 again, without a pause: how the drive recovers its sequential speed
+    after random writes."""
+
+    __test__ = False  # not a pytest test class
+    variant: Variant = CLIENT
+
+    def span(self, scale: Scale) -> int:
+        return 0
+
+    def workload(self, scale: Scale, capacity: int) -> list[Step]:
+        region = _active_range(self.variant, scale, capacity)
+        depth = self.variant.threads * self.variant.queue_depth
+        return [Step(label=f"access {k}: {'SEQ 128 KiB' if bs > 4 * KiB else 'RND 4 KiB'} writes, "
+                           f"{scale.runtime(hours * 3600) / 3600:g} h", rw=rw, bs=bs, iodepth=depth, size=region,
+                     runtime=scale.runtime(hours * 3600), time_based=True)
+                for k, (rw, bs, hours) in enumerate(XSR_ACCESSES, start=1)]
+
+    def compile(self, scale: Scale, capacity: int) -> Test:
+        test = super().compile(scale, capacity)
+        return test.model_copy(update={"settings": self.variant.settings(scale)})
+
+    def score(self, measured: scores.Measured) -> dict[str, Any]:
+        accesses = []
+        for step, result in measured:
+            window, points = curve(step, result)
+            accesses.append({"label": step.label, "window_s": window, "points": points,
+                             "mbps": _tail_mean(points, "mbps"), "iops": _tail_mean(points, "iops")})
+        before, after = accesses[0]["mbps"], accesses[-1]["mbps"]
+        level = 0.9 * before if before else None
+        recovered = next((p["t_s"] for p in accesses[-1]["points"] if level is not None and p["mbps"] >= level),
+                         None)
+        return {"name": self.primary_score, "value": after, "unit": "MB/s", "before_mbps": before,
+                "recovered_after_s": recovered, "accesses": accesses}
+
+
+def curve(step: Step, result: StepResult) -> tuple[float, list[dict[str, float]]]:
+    """A long step's IOPS and MB/s per minute (per second in a step under 10 minutes), each
+    with the data written by its end: the window and the points."""
+    seconds = result.per_second
+    window = CURVE_WINDOW_S if result.busy_s >= 10 * CURVE_WINDOW_S else 1.0
+    points: list[dict[str, float]] = []
+    written, start, ios, moved, t_end = 0.0, 0.0, 0.0, 0.0, 0.0
+    for point in seconds:  # each point the interval that ends at t_s
+        span = point.t_s - t_end
+        ios, moved, t_end = ios + point.iops * span, moved + point.mbps * span, point.t_s
+        if t_end - start >= window - 1e-9 or point is seconds[-1]:
+            written += moved * 1e6
+            points.append({"t_s": round(t_end, 3), "iops": round(ios / (t_end - start), 1),
+                           "mbps": round(moved / (t_end - start), 1), "written_gb": round(written / 1e9, 3)})
+            start, ios, moved = t_end, 0.0, 0.0
+    return window, points
+
+
+def _tail_mean(points: list[dict[str, float]], key: str) -> float | None:
+    """The mean of `key` over the last tenth of the points (at least one)."""
+    tail = points[-max(1, round(len(points) * CURVE_TAIL)):]
+    return round(sum(p[key] for p in tail) / len(tail), 1) if tail else None
 
 
 def _iops_loop() -> Loop:
@@ -375,7 +479,7 @@ def _latency_loop() -> Loop:
     return Loop("latency", cells, (Cell(0, 4 * KiB),), Figure.MEAN_US)
 
 
-def _tests(variant: Variant, prefix: str) -> tuple[PtsTest | WriteSaturation, ...]:
+def _tests(variant: Variant, prefix: str) -> tuple[PtsTest | WriteSaturation | CrossStimulus, ...]:
     name = f"SNIA PTS ({variant.name})"
     return (
         PtsTest(id=f"{prefix}-iops", title=f"{name} IOPS: random I/O, 7 read shares x 8 block sizes, to steady state",
@@ -391,6 +495,15 @@ def _tests(variant: Variant, prefix: str) -> tuple[PtsTest | WriteSaturation, ..
         WriteSaturation(id=f"{prefix}-wsat", title=f"{name} write saturation: 4 KiB random writes from a purged drive, "
                                                    "4x the capacity or 24 hours",
                         primary_score="4 KiB random write IOPS in the last tenth of the test", variant=variant),
+        PtsTest(id=f"{prefix}-hir", title=f"{name} host idle recovery: 4 KiB random writes to steady state, then "
+                                          "5 s bursts after idles of 5, 10, 15, 25 and 50 s",
+                primary_score="4 KiB random write IOPS in bursts after 50 s idles", variant=variant,
+                loops=(Loop("steady state", (Cell(0, 4 * KiB),), (Cell(0, 4 * KiB),), Figure.IOPS),), threads=1,
+                queue_depth=variant.threads * variant.queue_depth, after=IdleRecovery()),
+        CrossStimulus(id=f"{prefix}-xsr", title=f"{name} cross stimulus recovery: sequential writes 8 h, random 6 h, "
+                                                "sequential 8 h",
+                      primary_score="128 KiB sequential write MB/s after the random writes (last tenth)",
+                      variant=variant),
     )
 
 
