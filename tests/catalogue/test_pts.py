@@ -252,3 +252,39 @@ def test_host_idle_recovery_reports_each_idle_lengths_bursts_after_steady_state(
     assert test.resumable(fake.done[:40]) == 40
     again = FakeRun(tracked, fake.done[:40])
     assert test.run(again, steps) == found and len(again.done) == len(fake.done)
+
+
+def test_demand_intensity_sweeps_threads_and_depths_then_runs_the_histogram_load():
+    steps = pts("pts-dirth").compile(Scale(), TB).steps
+    loads = [(len(s.jobs), s.iodepth) for s in steps[2:2 + 49]]
+    assert loads == [(tc, qd) for tc in (32, 16, 8, 6, 4, 2, 1) for qd in (32, 16, 8, 6, 4, 2, 1)]
+    assert {(s.rw, s.rwmixread, s.bs, s.runtime) for s in steps[2:2 + 49]} == {(Op.RANDRW, 65, 4 * KiB, 60.0)}
+    histogram = steps[-1]
+    assert len(steps) == 2 + 25 * 49 + 1
+    assert (len(histogram.jobs), histogram.iodepth, histogram.runtime) == (32, 32, 600.0)  # until chosen
+
+
+def test_the_histogram_load_has_the_most_iops_under_a_5_ms_mean_response_time():
+    from ssdlab.catalogue.pts import ResponseHistogram
+    from ssdlab.model import DirectionResult
+    from tests.factories import latency
+
+    test = pts("pts-dirth")
+    (loop,) = test.loops
+
+    def measured(cell):  # IOPS grow with the load up to 300 K; the mean response 10 µs per command outstanding
+        load = cell.threads * cell.depth
+        d = DirectionResult(ios=min(load, 300) * 1000, bytes=min(load, 300) * 1000 * 4096, busy_s=1.0,
+                            latency=latency([load * 10_000]))
+        return StepResult(started_at="2026-01-01T00:00:00+00:00", busy_s=1.0, idle_s=0.0, engine="test", read=d)
+    window = [measured(cell) for _ in range(5) for cell in loop.cells]
+    threads, depth, iops, mean_us = ResponseHistogram.chosen(loop, window)
+    assert (threads * depth, iops, mean_us) == (256, 256_000, 2560)  # 512 outstanding: 5.1 ms
+    assert (threads, depth) == (32, 8)  # the first of the equal loads, in the loop's order
+    step = test.after.actual(test.compile(Scale(), TB).steps[-1], loop, window)
+    assert (len(step.jobs), step.iodepth, step.runtime) == (32, 8, 600.0)
+    # no load under 5 ms: the lightest
+    slow = [StepResult(started_at="2026-01-01T00:00:00+00:00", busy_s=1.0, idle_s=0.0, engine="test",
+                       read=DirectionResult(ios=10, bytes=40960, busy_s=1.0, latency=latency([9_000_000])))
+            for _ in range(5) for _ in loop.cells]
+    assert ResponseHistogram.chosen(loop, slow)[:2] == (1, 1)

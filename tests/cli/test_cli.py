@@ -12,7 +12,7 @@ STEP_KEYS = {"rw", "bs", "iodepth", "offset", "size", "runtime", "io_size", "rwm
 
 def test_tests_and_suites_list_the_catalogue():
     tests = json.loads(run_cli("tests", "--json").stdout)
-    assert len(tests) == 11 + 4 + 5 + 5 + 1 + 1 + 1 + 1 + 12 and tests[0]["id"] == "rand-read-burst"
+    assert len(tests) == 11 + 4 + 5 + 5 + 1 + 1 + 1 + 1 + 14 and tests[0]["id"] == "rand-read-burst"
     trace = next(t for t in tests if t["id"] == "trace")
     assert len(trace["steps_per_trace"]) == 4 and tests[-1]["id"] == "pts-e-xsr"
     suites = {s["name"]: s for s in json.loads(run_cli("suites", "--json").stdout)}

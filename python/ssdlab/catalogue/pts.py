@@ -20,6 +20,11 @@ every round, its temperature throughout.
 - Host idle recovery: 4 KiB random writes (1-minute rounds) to steady state, then for each idle
   length 5, 10, 15, 25 and 50 s, 360 bursts of 5 s of those writes each followed by that idle,
   and 30 minutes of writes without idle (the return to the baseline); IOPS of every burst.
+- Demand intensity / response time histogram: 4 KiB random I/O, 65 % reads, at thread counts
+  32, 16, 8, 6, 4, 2, 1, each at queue depths 32, 16, 8, 6, 4, 2, 1 per thread (1-minute cells)
+  to steady state of the heaviest load's IOPS; then the load with the most IOPS whose mean
+  response time stays under 5 ms in the measurement window runs 10 minutes for its
+  response-time histogram (compiled at the heaviest load, set when the rounds are done).
 - Cross stimulus recovery: from a purged drive, 128 KiB sequential writes for 8 hours, 4 KiB
   random writes for 6, sequential writes for 8, without a pause; MB/s and IOPS per minute, and
   how long the last sequential writes take to come back within 90 % of the first's speed.
@@ -68,6 +73,10 @@ LATENCY_READ_SHARES = (100, 65, 0)
 LATENCY_BLOCK_SIZES = (8 * KiB, 4 * KiB, 512)
 CURVE_TAIL = 0.1  # a long step's figure: its mean over the last tenth of its windows
 CURVE_WINDOW_S = 60.0  # its curve: per minute, as the PTS records it (per second in a step under 10 minutes)
+DI_THREADS = (32, 16, 8, 6, 4, 2, 1)
+DI_DEPTHS = (32, 16, 8, 6, 4, 2, 1)
+RTH_S = 600.0  # the response-time histogram's run
+RTH_MAX_MEAN_US = 5000.0
 HIR_IDLES_S = (5.0, 10.0, 15.0, 25.0, 50.0)
 HIR_BURSTS = 360
 HIR_BURSTS_FLOOR = 10  # bursts per idle length in a scaled run
@@ -108,11 +117,14 @@ class Cell:
     read_pct: int
     bs: int
     sequential: bool = False
+    threads: int | None = None  # and queue depth per thread: the test's unless set (demand intensity)
+    depth: int | None = None
 
     @property
     def name(self) -> str:
         pattern = "SEQ" if self.sequential else "RND"
-        return f"{pattern} {format_bytes(self.bs)} {self.read_pct}/{100 - self.read_pct}"
+        load = f" TC{self.threads} QD{self.depth}" if self.threads is not None else ""
+        return f"{pattern} {format_bytes(self.bs)} {self.read_pct}/{100 - self.read_pct}{load}"
 
     @property
     def op(self) -> Op:
@@ -124,8 +136,8 @@ class Cell:
 
     def matches(self, step: Step) -> bool:
         mixed = 0 < self.read_pct < 100
-        return (step.rw is self.op and step.bs == self.bs
-                and step.rwmixread == (self.read_pct if mixed else None))
+        return (step.rw is self.op and step.bs == self.bs and step.rwmixread == (self.read_pct if mixed else None)
+                and (self.threads is None or (len(step.jobs), step.iodepth) == (self.threads, self.depth)))
 
 
 @dataclass(frozen=True)
@@ -137,6 +149,60 @@ class Loop:
     tracked: tuple[Cell, ...]
     figure: Figure
     wipc_bs: int = PRECONDITION_BS
+    with_latency: bool = False  # each cell's mean response time recorded beside its figure
+
+
+def threaded(label: str, cell: Cell, threads: int, depth: int, runtime: float, region: int) -> Step:
+    """`cell` for `runtime` seconds over `region`: random I/O in `threads` fio jobs of `depth`
+    each; sequential I/O in one job at their total depth."""
+    shape: dict[str, Any] = {"rw": cell.op, "bs": cell.bs, "size": region, "runtime": runtime, "time_based": True,
+                             **({"rwmixread": cell.read_pct} if 0 < cell.read_pct < 100 else {})}
+    if cell.sequential or threads == 1:
+        return Step(label=label, iodepth=threads * depth, **shape)
+    others = tuple(Step(label=f"{label} thread {t}", iodepth=depth, **shape) for t in range(2, threads + 1))
+    return Step(label=label, iodepth=depth, concurrent=others, **shape)
+
+
+@dataclass(frozen=True)
+class ResponseHistogram:
+    """What demand intensity does once the drive is steady: the load with the most IOPS whose
+    mean response time stays under 5 ms in the measurement window, run for 10 minutes for its
+    response-time histogram. Compiled at the most demanding load; set when the loop is done."""
+
+    cell: Cell
+
+    def steps(self, scale: Scale, region: int, depth: int) -> list[Step]:
+        return [self._step(scale.runtime(RTH_S), region, max(DI_THREADS), max(DI_DEPTHS))]
+
+    def _step(self, runtime: float, region: int, threads: int, depth: int) -> Step:
+        return threaded(f"response-time histogram: {self.cell.name} TC{threads} QD{depth}",
+                        Cell(self.cell.read_pct, self.cell.bs), threads, depth, runtime, region)
+
+    def actual(self, step: Step, loop: Loop, window: Sequence[StepResult]) -> Step:
+        """The compiled `step` at the load the loop's measurement window chose."""
+        threads, depth, _, _ = self.chosen(loop, window)
+        return self._step(step.runtime or RTH_S, step.size, threads, depth)
+
+    @staticmethod
+    def chosen(loop: Loop, window: Sequence[StepResult]) -> tuple[int, int, float, float]:
+        """(threads, depth, IOPS, mean µs) of the load with the most IOPS among those whose mean
+        response time is under 5 ms, over the window's rounds; the lightest load when none is."""
+        n = len(loop.cells)
+        loads = []
+        for j, cell in enumerate(loop.cells):
+            results = window[j::n]
+            iops = sum(figure_of(Figure.IOPS, r) for r in results) / len(results)
+            mean_us = sum(figure_of(Figure.MEAN_US, r) for r in results) / len(results)
+            loads.append((cell.threads or 1, cell.depth or 1, iops, mean_us))
+        under = [load for load in loads if load[3] < RTH_MAX_MEAN_US]
+        return max(under, key=lambda load: load[2]) if under else min(loads, key=lambda load: load[0] * load[1])
+
+    def result(self, measured: Sequence[tuple[Step, StepResult]]) -> dict[str, Any]:
+        step, result = measured[-1]
+        directions = {name: d.latency.model_dump(mode="json") for name, d in result.directions.items()}
+        return {"value": round(result.iops, 1), "unit": "IOPS",
+                "histogram_step": {"threads": len(step.jobs), "depth": step.iodepth, "iops": round(result.iops, 1),
+                                   "mean_us": round(figure_of(Figure.MEAN_US, result), 1), "latency": directions}}
 
 
 @dataclass(frozen=True)
@@ -156,6 +222,10 @@ class IdleRecovery:
             steps.append(Step(label=f"after idle {idle:g} s: back to the baseline",
                               runtime=scale.runtime(count * HIR_BURST_S), **shape))
         return steps
+
+    @staticmethod
+    def actual(step: Step, loop: Loop, window: Sequence[StepResult]) -> Step:
+        return step  # as compiled
 
     @staticmethod
     def result(measured: Sequence[tuple[Step, StepResult]]) -> dict[str, Any]:
@@ -208,7 +278,7 @@ class PtsTest(WholeDriveProcedure):
     loops: tuple[Loop, ...]
     threads: int  # of random cells; sequential ones and the WIPC run one job at the total depth
     queue_depth: int  # per thread
-    after: IdleRecovery | None = None  # what runs once the loops are done
+    after: IdleRecovery | ResponseHistogram | None = None  # what runs once the loops are done
 
     def compile(self, scale: Scale, capacity: int) -> Test:
         region = _active_range(self.variant, scale, capacity)
@@ -229,14 +299,9 @@ class PtsTest(WholeDriveProcedure):
                     iodepth=max(PRECONDITION_QD, self.threads * self.queue_depth), size=region, io_size=total)
 
     def _cell(self, loop: Loop, cell: Cell, r: int, scale: Scale, region: int) -> Step:
-        shape = {"rw": cell.op, "bs": cell.bs, "size": region, "runtime": scale.runtime(CELL_S), "time_based": True,
-                 **({"rwmixread": cell.read_pct} if 0 < cell.read_pct < 100 else {})}
         label = f"{loop.name} round {r}/{MAX_ROUNDS}: {cell.name}"
-        if cell.sequential or self.threads == 1:
-            return Step(label=label, iodepth=self.threads * self.queue_depth, **shape)
-        others = tuple(Step(label=f"{label} thread {t}", iodepth=self.queue_depth, **shape)
-                       for t in range(2, self.threads + 1))
-        return Step(label=label, iodepth=self.queue_depth, concurrent=others, **shape)
+        threads, depth = (self.threads, self.queue_depth) if cell.threads is None else (cell.threads, cell.depth)
+        return threaded(label, cell, threads, depth or 1, scale.runtime(CELL_S), region)
 
     # -- running ------------------------------------------------------------------------
 
@@ -246,9 +311,10 @@ class PtsTest(WholeDriveProcedure):
         kept = list(run.done)
         at = 0  # where the loop's steps begin in `steps`
         stopped: list[int | None] = []
+        results: list[StepResult] = []
         for loop in self.loops:
             n = len(loop.cells)
-            results: list[StepResult] = []
+            results = []
             steady_at = None
             for i, step in enumerate(steps[at:at + _steps_of(loop)]):
                 round_ends = i >= 2 and (i - 1) % n == 0
@@ -260,7 +326,9 @@ class PtsTest(WholeDriveProcedure):
             stopped.append(steady_at)
             at += _steps_of(loop)
         for step in steps[at:]:
-            self._step(run, step, kept, read_health=False)
+            assert self.after is not None
+            window = results[-WINDOW_ROUNDS * len(self.loops[-1].cells):]
+            self._step(run, self.after.actual(step, self.loops[-1], window), kept, read_health=False)
         return {"steady_rounds": stopped}
 
     @staticmethod
@@ -352,6 +420,8 @@ def _loop_result(loop: Loop, measured: Sequence[tuple[Step, StepResult]], steady
             if not cell.matches(step):
                 raise SsdlabError(f"{step.label!r} is not the cell {cell.name} the PTS loop expects there")
             row[cell.name] = round(figure_of(loop.figure, result), 3)
+            if loop.with_latency:
+                row[f"{cell.name} mean µs"] = round(figure_of(Figure.MEAN_US, result), 3)
             if loop.figure is Figure.MEAN_US:
                 row[f"{cell.name} max"] = round(max((d.latency.max_ns for d in (result.read, result.write)
                                                      if d is not None and d.ios), default=0) / 1e3, 3)
@@ -474,6 +544,11 @@ def _throughput_loop(bs: int) -> Loop:
     return Loop(f"throughput {format_bytes(bs)}", cells, cells, Figure.MBPS, wipc_bs=bs)
 
 
+def _demand_loop() -> Loop:
+    cells = tuple(Cell(65, 4 * KiB, threads=tc, depth=qd) for tc in DI_THREADS for qd in DI_DEPTHS)
+    return Loop("demand intensity", cells, (cells[0],), Figure.IOPS, with_latency=True)
+
+
 def _latency_loop() -> Loop:
     cells = tuple(Cell(share, bs) for share in LATENCY_READ_SHARES for bs in LATENCY_BLOCK_SIZES)
     return Loop("latency", cells, (Cell(0, 4 * KiB),), Figure.MEAN_US)
@@ -500,6 +575,11 @@ def _tests(variant: Variant, prefix: str) -> tuple[PtsTest | WriteSaturation | C
                 primary_score="4 KiB random write IOPS in bursts after 50 s idles", variant=variant,
                 loops=(Loop("steady state", (Cell(0, 4 * KiB),), (Cell(0, 4 * KiB),), Figure.IOPS),), threads=1,
                 queue_depth=variant.threads * variant.queue_depth, after=IdleRecovery()),
+        PtsTest(id=f"{prefix}-dirth", title=f"{name} demand intensity: 4 KiB 65/35 random at 7 thread counts x 7 "
+                                            "queue depths to steady state, then the response-time histogram",
+                primary_score="IOPS at the most demanding load with a mean response time under 5 ms",
+                variant=variant, loops=(_demand_loop(),), threads=1, queue_depth=1,
+                after=ResponseHistogram(Cell(65, 4 * KiB))),
         CrossStimulus(id=f"{prefix}-xsr", title=f"{name} cross stimulus recovery: sequential writes 8 h, random 6 h, "
                                                 "sequential 8 h",
                       primary_score="128 KiB sequential write MB/s after the random writes (last tenth)",
