@@ -1,4 +1,4 @@
-"""`ssdlab export RUN_ID --format json|csv`: a run's data for other tools."""
+"""`ssdlab export RUN_ID --format json|csv|pts-csv`: a run's data for other tools."""
 
 import csv
 import io
@@ -13,6 +13,7 @@ import typer
 from ssdlab.cli.options import DbOption, RunIdArgument
 from ssdlab.documents import run_document
 from ssdlab.errors import SsdlabError
+from ssdlab.report.pts_sections import MATRIX_HEADER, matrix_rows
 from ssdlab.store import Store
 
 LATENCY_KEYS = ("mean", "p50", "p99", "p99.9", "p99.99", "max")
@@ -23,6 +24,7 @@ PARAM_KEYS = ("rw", "bs", "iodepth", "rwmixread", "offset", "size", "runtime", "
 class Format(StrEnum):
     JSON = "json"
     CSV = "csv"
+    PTS_CSV = "pts-csv"
 
 
 def csv_rows(doc: dict) -> list[dict]:
@@ -51,10 +53,19 @@ def csv_rows(doc: dict) -> list[dict]:
     return rows
 
 
+def _csv(header: tuple[str, ...] | list[str], rows: list) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
 def export_command(
     run_id: RunIdArgument,
     fmt: Annotated[Format, typer.Option(
-        "--format", help="json (everything) or csv (a row per step)")] = Format.JSON,
+        "--format", help="json (everything), csv (a row per step) or pts-csv (the PTS tests' "
+                         "measurement-window matrices, a row per cell)")] = Format.JSON,
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", help="file to write (default: standard output)")] = None,
     db: DbOption = None,
@@ -64,13 +75,16 @@ def export_command(
         doc = run_document(store, store.resolve_run_id(run_id), full=True)
     if fmt is Format.JSON:
         text = json.dumps(doc, indent=1) + "\n"
+    elif fmt is Format.PTS_CSV:
+        text = _csv(MATRIX_HEADER, [row for t in doc["tests"] if t["primary_score"]
+                                    for row in matrix_rows(doc["run"]["id"], t["id"], t["primary_score"])])
+        if text.count("\n") == 1:
+            raise SsdlabError(f"run {doc['run']['id']} has no PTS test with results: `--format csv` exports "
+                              "every step")
     else:
-        buf = io.StringIO()
         rows = csv_rows(doc)
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["run_id"])
-        writer.writeheader()
-        writer.writerows(rows)
-        text = buf.getvalue()
+        keys = list(rows[0]) if rows else ["run_id"]
+        text = _csv(keys, [[row[k] for k in keys] for row in rows])
     if output is None:
         sys.stdout.write(text)
         return

@@ -17,8 +17,9 @@ throttle events marked, a table of those events, and the drive's health before
 and after the test. A power test's score adds its own charts (power_sections.py) and
 tables (power_tables.py), an endurance test's its figures against the data written
 (endurance_sections.py), a trace test's its traces empty and full side by side
-(trace_sections.py). A run with more than FILL_CHARTS fills (an endurance test's probes)
-has them in one chart only.
+(trace_sections.py), a PTS test's header, convergence, window and matrices
+(pts_sections.py). A run with more than FILL_CHARTS fills (an endurance test's probes) has
+them in one chart only.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from ssdlab.report.charts import (
 from ssdlab.report.data import ReportData, TestGroup
 from ssdlab.report.endurance_sections import endurance_charts
 from ssdlab.report.power_sections import power_charts
+from ssdlab.report.pts_sections import pts_charts, pts_tables
 from ssdlab.report.trace_sections import is_trace, trace_charts, trace_findings, trace_tables
 from ssdlab.store import StepRecord
 from ssdlab.units import KiB
@@ -109,11 +111,15 @@ def _section(group: TestGroup, labels: list[str]) -> Section:
     throttles = _throttle_table(group)
     return Section(test=group.id, title=f"{group.id}: {group.title}", kind=kind,
                    findings=(*skipped, *view.findings),
-                   charts=tuple([*power_charts(group, labels), *endurance_charts(group, labels), *view.charts,
-                                 *extra]),
-                   tables=(*_power_tables(group), *_trace_tables(group), _step_table(group),
+                   charts=tuple([*power_charts(group, labels), *endurance_charts(group, labels), *pts_charts(group),
+                                 *view.charts, *extra]),
+                   tables=(*_pts_tables(group), *_power_tables(group), *_trace_tables(group), _step_table(group),
                            *([throttles] if throttles else []),
                            *_health_tables(group), _conditions_table(group)))
+
+
+def _pts_tables(group: TestGroup) -> list[Table]:
+    return [Table(caption, header, tuple(rows)) for caption, header, rows in pts_tables(group)]
 
 
 def _trace_tables(group: TestGroup) -> list[Table]:
