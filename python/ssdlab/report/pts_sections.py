@@ -47,7 +47,7 @@ def header_table(run: TestRun) -> tuple[str, tuple[str, ...], list[tuple[str, ..
     settings, score = run.record.test.settings, run.record.score or {}
     purge = next((s for s in run.steps if s.step.phase is Phase.PURGE), None)
     wipc = [s.step.label for s in run.steps if s.step.phase is Phase.PRECONDITION]
-    loops = [f"{lp['name']}: {_steadiness(lp['steady'])}" for lp in score.get("loops", [])]
+    loops = [f"{lp['name']}: {steadiness(lp['steady'])}" for lp in score.get("loops", [])]
     rows = [("device", run.run.run.target), ("engine", ", ".join(f"{k}={v}" for k, v in run.run.engine.items())),
             ("variant", str(settings.get("variant"))),
             ("active range", f"{settings.get('active_range_pct')} % of the LBAs, from the first"),
@@ -61,7 +61,8 @@ def header_table(run: TestRun) -> tuple[str, tuple[str, ...], list[tuple[str, ..
     return f"PTS header: {run.run.label}", ("item", "value"), rows
 
 
-def _steadiness(steady: dict[str, Any]) -> str:
+def steadiness(steady: dict[str, Any]) -> str:
+    """A loop's steady state in words: where it was reached, or that it was not."""
     said = f"steady at round {steady['round']}" if steady["reached"] else "NOT steady"
     return f"{said} ({steady['rounds_run']} of at most {steady['max_rounds']} rounds)"
 
