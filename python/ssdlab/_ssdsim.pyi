@@ -1,8 +1,10 @@
 """Types of the native simulator module (crates/ssdsim-py): a preset's TOML makes a
 Drive, on a platform with Linux's power management (APST with a latency limit in µs, 0 for
 off) that lets the drive reach its non-operational states or not, cooled (`bare`,
-`heatsink` or `fan`) in air at `ambient_c` °C; each step goes in as the
-JSON of an ssdlab.model.Step (`Step.model_dump_json()`, unknown fields refused) and its
+`heatsink` or `fan`) in air at `ambient_c` °C, with its volatile write cache on or off as
+the host set it (NVMe feature 06h; off, a write completes only when its data is on NAND,
+each write's partly filled program unit programmed at once, padded); each step goes in as
+the JSON of an ssdlab.model.Step (`Step.model_dump_json()`, unknown fields refused) and its
 whole result comes out as a dict, with its `energy` (None without a power model): `busy_j`,
 `idle_j`, `state_s` (seconds in each power state) and `work`, and its `temperature_c` (°C
 at each second of drive time, empty when the drive does not heat). The GIL is released while
@@ -41,7 +43,7 @@ class Progress:
 class Drive:
     def __init__(self, preset_toml: str, seed: int = 1, apst_max_latency_us: int = 100000,
                  low_power_states: bool = True, cooling: str = "heatsink",
-                 ambient_c: float = 35.0) -> None: ...
+                 ambient_c: float = 35.0, volatile_write_cache: bool = True) -> None: ...
     @property
     def user_bytes(self) -> int: ...
     @property
@@ -52,7 +54,13 @@ class Drive:
     @property
     def apst_max_latency_us(self) -> int: ...
     def set_apst_max_latency_us(self, us: int) -> None: ...
-    def platform(self) -> dict[str, Any]: ...
+    @property
+    def volatile_write_cache(self) -> bool: ...
+    def set_volatile_write_cache(self, on: bool) -> None:
+        """The host turns the drive's volatile write cache on or off, from the next step on."""
+    def platform(self) -> dict[str, Any]:
+        """`apst_latency_us`, `low_power_states`, `cooling`, `ambient_c` and
+        `volatile_write_cache`, the simulator's defaults filled in."""
     def smart_log_json(self) -> str: ...
     def endurance_log_json(self) -> str: ...
     def id_ctrl_json(self) -> str: ...

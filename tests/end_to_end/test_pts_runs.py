@@ -95,3 +95,21 @@ def test_a_dry_run_lists_the_iops_matrix_in_order_and_its_worst_case_and_touches
     assert plan["estimated_seconds"] > 25 * 56 * 60  # the IOPS test's 25 rounds of 56 minutes at most
     said = run_cli("run", target, "--size", "8GiB", "--suite", "pts", "--dry-run", db=db).stdout
     assert "pts-iops: 1402 steps at most (each loop stops at steady state)" in said
+
+
+def test_the_enterprise_variant_turns_a_simulated_drives_write_cache_off_for_its_test_only(tmp_path):
+    request = session.RunRequest(target=f"sim:{SMALL_PRESET}", suite="pts-enterprise",
+                                 tests=("pts-e-latency", "pts-e-wsat"), scale=Scale(0.01), db=tmp_path / "e.db")
+    session.start_run(request, show_progress=False)
+    client = session.RunRequest(target=f"sim:{SMALL_PRESET}", suite="pts", tests=("pts-latency",),
+                                scale=Scale(0.01), db=tmp_path / "c.db")
+    session.start_run(client, show_progress=False)
+    with Store(tmp_path / "e.db") as store:
+        latency, wsat = (r.score for r in store.tests(1))
+    with Store(tmp_path / "c.db") as store:
+        (on,) = (r.score for r in store.tests(1))
+    off = {"asked": "off", "set": True, "how": "the simulated drive's host turned it off"}
+    assert latency["write_cache"] == wsat["write_cache"] == off
+    assert on["write_cache"] == {"asked": "on", "set": True, "how": "the simulated drive's host turned it on"}
+    # a write waits for its padded program: an SLC program (212 µs) where the cache gave 12 µs
+    assert latency["value"] > 200 and on["value"] < 20

@@ -86,7 +86,9 @@ impl Drive {
     /// A fresh-out-of-box drive from a preset's TOML text, on a platform whose power
     /// management is Linux's (APST with `apst_max_latency_us`, 0 for off) and which lets
     /// the drive reach its non-operational states or not, cooled (`bare`, `heatsink` or
-    /// `fan`) in air at `ambient_c`; PresetError names what is wrong.
+    /// `fan`) in air at `ambient_c`, its volatile write cache on or off as the host set it
+    /// (NVMe feature 06h; off, a write completes only when its data is on NAND);
+    /// PresetError names what is wrong.
     #[new]
     #[pyo3(signature = (
         preset_toml,
@@ -95,6 +97,7 @@ impl Drive {
         low_power_states = true,
         cooling = "heatsink",
         ambient_c = ssdsim::thermal::DEFAULT_AMBIENT_C,
+        volatile_write_cache = true,
     ))]
     fn new(
         preset_toml: &str,
@@ -103,6 +106,7 @@ impl Drive {
         low_power_states: bool,
         cooling: &str,
         ambient_c: f64,
+        volatile_write_cache: bool,
     ) -> PyResult<Self> {
         let cooling = cooling.parse().map_err(PyValueError::new_err)?;
         let platform = ssdsim::Platform {
@@ -110,6 +114,7 @@ impl Drive {
             low_power_states,
             cooling,
             ambient_c,
+            volatile_write_cache,
         };
         platform.check().map_err(PyValueError::new_err)?;
         let built = catch_panic(|| {
@@ -165,13 +170,7 @@ impl Drive {
     /// The host's APST latency limit changes from the next step on (0 turns APST off), as
     /// writing the controller's latency tolerance does on Linux.
     fn set_apst_max_latency_us(&mut self, us: u64) -> PyResult<()> {
-        let platform = self.inner.platform();
-        self.inner
-            .set_platform(ssdsim::Platform {
-                apst_max_latency_us: us,
-                ..platform
-            })
-            .map_err(sim_error)
+        self.change_platform(|p| p.apst_max_latency_us = us)
     }
 
     /// The host's APST latency limit now, µs (0: off).
@@ -180,8 +179,20 @@ impl Drive {
         self.inner.platform().apst_max_latency_us
     }
 
-    /// The host the drive is on now: `apst_latency_us`, `low_power_states`, `cooling` and
-    /// `ambient_c`, the simulator's defaults filled in.
+    /// The host's volatile write cache is turned on or off (NVMe feature 06h) from the next
+    /// step on, as `nvme set-feature -f 6` does on a real host.
+    fn set_volatile_write_cache(&mut self, on: bool) -> PyResult<()> {
+        self.change_platform(|p| p.volatile_write_cache = on)
+    }
+
+    /// Is the drive's volatile write cache on now?
+    #[getter]
+    fn volatile_write_cache(&self) -> bool {
+        self.inner.platform().volatile_write_cache
+    }
+
+    /// The host the drive is on now: `apst_latency_us`, `low_power_states`, `cooling`,
+    /// `ambient_c` and `volatile_write_cache`, the simulator's defaults filled in.
     fn platform<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let platform = self.inner.platform();
         let dict = PyDict::new(py);
@@ -189,6 +200,7 @@ impl Drive {
         dict.set_item("low_power_states", platform.low_power_states)?;
         dict.set_item("cooling", platform.cooling.name())?;
         dict.set_item("ambient_c", platform.ambient_c)?;
+        dict.set_item("volatile_write_cache", platform.volatile_write_cache)?;
         Ok(dict)
     }
 
@@ -212,6 +224,15 @@ impl Drive {
     fn get_feature(&self, fid: u32) -> PyResult<String> {
         ssdsim::health::get_feature(&self.inner, fid)
             .map_err(|e| FeatureError::new_err(e.to_string()))
+    }
+}
+
+impl Drive {
+    /// The drive's platform, as `change` changes it, from the next step on.
+    fn change_platform(&mut self, change: impl FnOnce(&mut ssdsim::Platform)) -> PyResult<()> {
+        let mut platform = self.inner.platform();
+        change(&mut platform);
+        self.inner.set_platform(platform).map_err(sim_error)
     }
 }
 

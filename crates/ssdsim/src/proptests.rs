@@ -111,9 +111,11 @@ proptest! {
 
     #[test]
     fn no_data_is_lost(variant in 0u8..7, fill in prop_oneof![Just(0.5), Just(0.6), Just(0.75)],
+                       write_cache in any::<bool>(),
                        actions in prop::collection::vec(action(1000), 200..1500)) {
         let cfg = config(variant, fill);
         let mut dev = Controller::new(&cfg).unwrap();
+        dev.set_volatile_write_cache(write_cache); // off: every write padded to its program unit
         let n = dev.geo().user_units as u32;
         let mut expect = vec![0u64; n as usize];
         let mut t = 0u64;

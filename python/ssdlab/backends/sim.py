@@ -144,6 +144,17 @@ class SimBackend:
             teller.join()
 
     @contextmanager
+    def write_cache(self, on: bool) -> Iterator[None]:
+        """The drive's volatile write cache on or off (NVMe feature 06h) inside the block, as it
+        was after."""
+        original = self.drive.volatile_write_cache
+        self.drive.set_volatile_write_cache(on)
+        try:
+            yield
+        finally:
+            self.drive.set_volatile_write_cache(original)
+
+    @contextmanager
     def apst_off(self) -> Iterator[None]:
         """APST off on the simulated drive inside the block, and its limit back after."""
         original = self.drive.apst_max_latency_us

@@ -51,7 +51,7 @@ def header_table(run: TestRun) -> tuple[str, tuple[str, ...], list[tuple[str, ..
     rows = [("device", run.run.run.target), ("engine", ", ".join(f"{k}={v}" for k, v in run.run.engine.items())),
             ("variant", str(settings.get("variant"))),
             ("active range", f"{settings.get('active_range_pct')} % of the LBAs, from the first"),
-            ("volatile write cache asked", str(settings.get("write_cache"))),
+            ("volatile write cache", _write_cache(settings, score)),
             ("threads x queue depth", f"{settings.get('threads')} x {settings.get('queue_depth')}"),
             ("purge", "; ".join(purge.commands) if purge and purge.commands else "the backend's own purge"),
             ("preconditioning", "; ".join(dict.fromkeys(wipc)) or "none (from the purge)"),
@@ -59,6 +59,12 @@ def header_table(run: TestRun) -> tuple[str, tuple[str, ...], list[tuple[str, ..
             ("scale", f"{settings.get('scale')}" + ("" if settings.get("conformant") else
                                                     " (shortened: not PTS-conformant)"))]
     return f"PTS header: {run.run.label}", ("item", "value"), rows
+
+
+def _write_cache(settings: dict[str, Any], score: dict[str, Any]) -> str:
+    """The cache the variant asked for, and whether it was set (the score says how)."""
+    done = score.get("write_cache")
+    return f"{settings.get('write_cache')} asked" + (f"; {done['how']}" if done else "")
 
 
 def steadiness(steady: dict[str, Any]) -> str:

@@ -6,7 +6,8 @@
 //! The parts, each in its own module:
 //! - [`host`]: command processing and link timing;
 //! - [`write_buffer`]: writes complete when their data is buffered, and the
-//!   buffer drains at the speed of the NAND programs;
+//!   buffer drains at the speed of the NAND programs (with the host's volatile write
+//!   cache off, a write completes when its data is programmed);
 //! - [`reclaim`]: garbage collection and folding, forced, background and idle;
 //! - [`flash`]: the FTL, the NAND timelines and the activity counters together,
 //!   with the mapping table's residency ([`mapping`]) and the firmware's journal
@@ -66,6 +67,9 @@ pub struct Controller {
     native_since_fold: u32,
     /// Host idle after which the write buffer is flushed, ns.
     flush_idle_ns: Option<u64>,
+    /// The host keeps the volatile write cache on (see
+    /// [`Platform::volatile_write_cache`](crate::Platform::volatile_write_cache)).
+    volatile_write_cache: bool,
     /// Host write sequence number (version stamp of the data, in tests).
     #[cfg(test)]
     pub seq: u64,
@@ -93,6 +97,7 @@ impl Controller {
             slc_closed: false,
             native_since_fold: 0,
             flush_idle_ns: cfg.controller.flush_idle_us.map(ns_from_us),
+            volatile_write_cache: true,
             flash: Flash::new(cfg, Ftl::new(geo, cfg.ftl.victim_policy, wear)?, nand),
             #[cfg(test)]
             seq: 0,
@@ -101,6 +106,12 @@ impl Controller {
 
     pub fn geo(&self) -> &Geometry {
         self.flash.ftl.geo()
+    }
+
+    /// The host turns the volatile write cache on or off (NVMe feature 06h), from the next
+    /// write on. Off, every write is made durable before it completes (see [`Self::write`]).
+    pub fn set_volatile_write_cache(&mut self, on: bool) {
+        self.volatile_write_cache = on;
     }
 
     /// The FTL, to read (tests and invariant checks).
@@ -135,18 +146,18 @@ impl Controller {
 
     // ---------------------------------------------------------------- host commands
 
-    /// Write `units` 4 KiB units from `lba`, `bytes` over the link, issued at `t`; returns the completion time.
+    /// Write `units` 4 KiB units from `lba`, `bytes` over the link, issued at `t`; returns the
+    /// completion time. With the volatile write cache off, the write completes only when its
+    /// data is on NAND (see [`Self::write_through`]).
     pub fn write(&mut self, lba: u64, units: u32, bytes: u64, t: u64) -> u64 {
         self.flash.activity.host_writes += 1;
         self.flash.activity.host_write_bytes += bytes;
         let arrival = self.host.receive_write(t, bytes);
-        let mut done = arrival;
-        let mut i = 0u32;
-        while i < units {
-            let (n, accepted) = self.write_run((lba + i as u64) as u32, units - i, arrival);
-            done = done.max(accepted);
-            i += n;
-        }
+        let done = if self.volatile_write_cache {
+            self.buffer_units::<false>(lba, units, arrival).0
+        } else {
+            self.write_through(lba, units, arrival)
+        };
         if let Some(ra) = &mut self.read_ahead {
             ra.forget();
         }
@@ -154,6 +165,43 @@ impl Controller {
         // after the command itself (overlapping its data transfer): it completes after them.
         let done = done.max(self.pay_owed(t));
         self.host.complete_write(done)
+    }
+
+    /// Place `units` units from `lba`, their data arriving at `arrival`, into the write
+    /// buffers; returns when all of it is in, and (counted only when `PROGRAMS`, else 0)
+    /// when the last program of a program unit they completed ends.
+    #[inline(always)]
+    fn buffer_units<const PROGRAMS: bool>(
+        &mut self,
+        lba: u64,
+        units: u32,
+        arrival: u64,
+    ) -> (u64, u64) {
+        let mut buffered = arrival;
+        let mut programmed = 0;
+        let mut i = 0u32;
+        while i < units {
+            let (n, accepted, end) = self.write_run((lba + i as u64) as u32, units - i, arrival);
+            buffered = buffered.max(accepted);
+            if PROGRAMS {
+                programmed = programmed.max(end.unwrap_or(0));
+            }
+            i += n;
+        }
+        (buffered, programmed)
+    }
+
+    /// A write with the host's volatile write cache off (NVMe feature 06h, WCE = 0): the
+    /// drive may not acknowledge data it could lose. Its data goes into the write buffer as
+    /// usual, then the partly filled program units of the host streams are programmed at
+    /// once, padded, as a host Flush programs them; the write completes when its data is
+    /// in the buffer, the program units it completed are programmed and those padded
+    /// programs end. Returns that time.
+    #[inline(never)]
+    fn write_through(&mut self, lba: u64, units: u32, arrival: u64) -> u64 {
+        let (buffered, programmed) = self.buffer_units::<true>(lba, units, arrival);
+        let padded = self.flush_write_buffers(buffered);
+        buffered.max(programmed).max(padded)
     }
 
     /// The controller time owed to metadata and reclaim work done for the command just
@@ -351,10 +399,10 @@ impl Controller {
     }
 
     /// Place up to `max` consecutive units from `lba` into one program unit of
-    /// one host stream; returns how many were placed and when their data is in
-    /// the write buffer.
+    /// one host stream; returns how many were placed, when their data is in
+    /// the write buffer and, when they completed the program unit, its program's end.
     #[inline]
-    fn write_run(&mut self, lba: u32, max: u32, t: u64) -> (u32, u64) {
+    fn write_run(&mut self, lba: u32, max: u32, t: u64) -> (u32, u64, Option<u64>) {
         let stream = self.host_stream(t);
         let s = stream as usize;
         let n = max.min(self.flash.ftl.room_in_pu(stream));
@@ -384,7 +432,7 @@ impl Controller {
                     .fold_in_background(&mut self.flash, ratio, units, t);
             }
         }
-        (n, accepted)
+        (n, accepted, program_end)
     }
 
     /// Close the cache to the host until the drive is next idle: the cache holds more
@@ -420,16 +468,20 @@ impl Controller {
             .fold(t, u64::max)
     }
 
-    /// Program the partly filled program units of both host streams, padded, from `t`.
-    fn flush_write_buffers(&mut self, t: u64) {
+    /// Program the partly filled program units of both host streams, padded, from `t`;
+    /// returns when the last of those programs ends (`t` when there were none).
+    fn flush_write_buffers(&mut self, t: u64) -> u64 {
+        let mut last = t;
         for (s, stream) in [Stream::HostSlc, Stream::HostNative]
             .into_iter()
             .enumerate()
         {
             if let Some(end) = self.flash.flush_program_unit(stream, t) {
                 self.buffers[s].programmed(end);
+                last = last.max(end);
             }
         }
+        last
     }
 
     /// Age the drive to a mean wear of `target` native P/E cycles, or to where it turns

@@ -30,7 +30,8 @@ use crate::time::NS_PER_S;
 pub const DEFAULT_MAX_LATENCY_US: u64 = 100_000;
 
 /// The platform a run is on, not a step's: the host's power management (a real host
-/// changes it outside the workload, through sysfs) and the drive's surroundings.
+/// changes it outside the workload, through sysfs), the features it sets on the drive
+/// and the drive's surroundings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Platform {
     /// The device's latency tolerance (`nvme_core.default_ps_max_latency_us`): APST uses
@@ -43,16 +44,23 @@ pub struct Platform {
     /// How the drive is cooled, and the temperature of the air around it, °C.
     pub cooling: Cooling,
     pub ambient_c: f64,
+    /// The drive's volatile write cache, as the host set it (NVMe feature 06h, WCE). With
+    /// it off, the drive completes a write only when its data is on NAND: each write's
+    /// partly filled program units are programmed at once, padded, and the write completes
+    /// when those programs end.
+    pub volatile_write_cache: bool,
 }
 
 impl Default for Platform {
-    /// Linux's defaults on a platform that reaches every state; the default cooling and air.
+    /// Linux's defaults on a platform that reaches every state, the write cache on (as
+    /// drives ship and Linux leaves it); the default cooling and air.
     fn default() -> Platform {
         Platform {
             apst_max_latency_us: DEFAULT_MAX_LATENCY_US,
             low_power_states: true,
             cooling: Cooling::default(),
             ambient_c: DEFAULT_AMBIENT_C,
+            volatile_write_cache: true,
         }
     }
 }

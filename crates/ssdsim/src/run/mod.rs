@@ -12,9 +12,9 @@
 //! Idle time is given to the drive for folding and garbage collection, and to its power
 //! model, which may let it sleep (then the next command waits for it to wake). A drive
 //! that heats is heated by the energy it spends, and may throttle or overheat. The
-//! host's power management and the drive's surroundings are the drive's [`Platform`],
-//! set when it is built or between steps, not in a step: a real host changes them
-//! outside the workload.
+//! host's power management, the write cache it sets and the drive's surroundings are the
+//! drive's [`Platform`], set when it is built or between steps, not in a step: a real host
+//! changes them outside the workload.
 //!
 //! The parts: `commands` generates the commands, `closed_loop` issues them and
 //! spends the step's time, `recorder` turns what they did into the result.
@@ -101,7 +101,8 @@ impl Drive {
     ) -> Result<Drive, SimError> {
         cfg.validate()?;
         platform.check().map_err(platform_error)?;
-        let dev = Controller::new(&cfg)?;
+        let mut dev = Controller::new(&cfg)?;
+        dev.set_volatile_write_cache(platform.volatile_write_cache);
         Ok(Drive {
             power: Power::new(&cfg, platform),
             heat: Heat::new(&cfg, platform.cooling, platform.ambient_c),
@@ -118,11 +119,13 @@ impl Drive {
         })
     }
 
-    /// The host's power management or the drive's surroundings change, from the next
-    /// step on; an error (and no change) when the platform is out of bounds.
+    /// The host's power management, the drive's write cache or its surroundings change,
+    /// from the next step on; an error (and no change) when the platform is out of bounds.
     pub fn set_platform(&mut self, platform: Platform) -> Result<(), SimError> {
         platform.check().map_err(platform_error)?;
         self.power.set_platform(platform);
+        self.dev
+            .set_volatile_write_cache(platform.volatile_write_cache);
         if let Some(heat) = &mut self.heat {
             heat.set_surroundings(&self.cfg, platform.cooling, platform.ambient_c);
         }
@@ -136,7 +139,8 @@ impl Drive {
         Arc::clone(&self.progress)
     }
 
-    /// The host's power management the drive is on now.
+    /// The platform the drive is on now: the host's power management, the write cache it
+    /// set, the drive's surroundings.
     pub fn platform(&self) -> Platform {
         self.platform
     }

@@ -25,6 +25,7 @@ pub const MEASURING_PLATFORM: Platform = Platform {
     low_power_states: false,
     cooling: ssdsim::thermal::Cooling::Heatsink,
     ambient_c: ssdsim::thermal::DEFAULT_AMBIENT_C,
+    volatile_write_cache: true,
 };
 
 /// A fresh preset drive on the [`MEASURING_PLATFORM`].
