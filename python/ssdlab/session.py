@@ -388,9 +388,10 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
 
 
 def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
-               show_progress: bool = True, warn: Callable[[str], None] = lambda _: None) -> int:
-    """`warn`: told what the user should know before the run goes on (a retention run read back
-    before its date)."""
+               show_progress: bool | Callable[[int, list[Test]], Reporter] = True,
+               warn: Callable[[str], None] = lambda _: None) -> int:
+    """`show_progress` as start_run's; `warn`: told what the user should know before the run
+    goes on (a retention run read back before its date)."""
     commands = Commands()
     with ExitStack() as holds:
         store = holds.enter_context(Store.open_existing(db, readonly=False))

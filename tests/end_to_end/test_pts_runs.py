@@ -66,18 +66,21 @@ def test_a_simulated_run_stopped_mid_round_resumes_from_its_last_round_to_the_sa
 
 
 def test_a_file_run_stopped_mid_loop_resumes_from_its_last_round_without_running_it_again(scratch):
-    request = session.RunRequest(target=str(scratch / "drive.img"), size=256 * MiB, suite="pts",
+    request = session.RunRequest(target=str(scratch / "drive.img"), size=128 * MiB, suite="pts",
                                  tests=("pts-throughput",), scale=Scale(0.01), db=scratch / "ssdlab.db")
-    run_stopped(request, 2 + 2 * 2 + 1)  # purge, WIPC, 2 rounds, the reads of round 3
-    record, before = stored(scratch / "ssdlab.db")
-    assert len(before) == 7 and before[0][1] == "purge"
-    session.resume_run("1", scratch / "ssdlab.db", None, show_progress=False)
+    run_stopped(request, 2 + 2 + 1)  # purge, WIPC, round 1, the reads of round 2
+    _, before = stored(scratch / "ssdlab.db")
+    assert len(before) == 5 and before[0][1] == "purge"
+    # resumed, and stopped again after round 2 (a file's MB/s may take up to 25 rounds to be
+    # steady on a busy disk)
+    with pytest.raises(Interrupted):
+        session.resume_run("1", scratch / "ssdlab.db", None, show_progress=lambda run_id, tests: StopAt(2))
     record, after = stored(scratch / "ssdlab.db")
-    assert after[:6] == before[:6] and after[6][2] != before[6][2]  # round 3 measured again
-    assert record.status.value == "done"
-    loop = record.score["loops"][0]
-    assert loop["steady"]["rounds_run"] >= 5 and len(after) == 2 + 2 * loop["steady"]["rounds_run"]
-    assert record.score["settings"]["conformant"] is False and record.score["unit"] == "MB/s"
+    assert after[:4] == before[:4]  # the purge, the WIPC and round 1 kept, not run again
+    assert after[4][2] != before[4][2]  # round 2 measured again from its first cell
+    assert [label for _, label, _ in after[4:]] == [
+        f"throughput 1 MiB round 2/25: SEQ 1 MiB {mix}" for mix in ("100/0", "0/100")]
+    assert record.status.value == "running"
 
 
 def test_a_dry_run_lists_the_iops_matrix_in_order_and_its_worst_case_and_touches_nothing(tmp_path):
