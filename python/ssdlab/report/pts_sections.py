@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import altair as alt
@@ -163,7 +164,12 @@ def _heat_map(name: str, title: str, loop: dict[str, Any]) -> Chart:
         y=alt.Y("block size:N", sort=sizes, title="block size"))
     cells = base.mark_rect().encode(color=alt.Color("IOPS:Q", scale=alt.Scale(type="log"), title="IOPS"),
                                     tooltip=["block size:N", "read/write:N", alt.Tooltip("IOPS:Q", format=",.0f")])
-    text = base.mark_text(fontSize=9).encode(text=alt.Text("IOPS:Q", format=",.0f"))
+    # light text on the darker half of the log colour scale
+    values = [r["IOPS"] for r in rows if r["IOPS"] > 0]
+    middle = math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
+    text = base.mark_text(fontSize=9).encode(
+        text=alt.Text("IOPS:Q", format=",.0f"),
+        color=alt.condition(alt.datum.IOPS > middle, alt.value("white"), alt.value("black")))
     return _chart(name, title, alt.layer(cells, text), rows=rows)
 
 
