@@ -63,6 +63,8 @@ def run_document(store: Store, run_id: int, full: bool = False) -> dict[str, Any
     for rec in records:
         tests.append({
             "id": rec.test.id, "title": rec.test.title, "status": rec.status.value,
+            # what the run's options set in the test (a PTS variant, the endurance plan)
+            **({"settings": rec.test.settings} if rec.test.settings else {}),
             "primary_score": rec.score, "started_at": rec.started_at,
             "finished_at": rec.finished_at, "error": rec.error,
             "health": health_document(rec.health),

@@ -151,7 +151,7 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
             elif isinstance(definition, Endurance):
                 score = definition.configured(test).result(found, run.done, run.healths)
             elif isinstance(definition, PtsTest):
-                score = definition.result(found, run.done) | {"settings": test.settings}
+                score = definition.result(found, run.done)
             else:
                 score = repeats.spread(definition.score(run.measured), run.measured, definition.score)
             if cache.wanted is not None:

@@ -116,3 +116,7 @@ def test_the_enterprise_variant_turns_a_simulated_drives_write_cache_off_for_its
     assert on["write_cache"] == {"asked": "on", "set": True, "how": "the simulated drive's host turned it on"}
     # a write waits for its padded program: an SLC program (212 µs) where the cache gave 12 µs
     assert latency["value"] > 200 and on["value"] < 20
+    # the variant's settings are in the run's document, beside the scores
+    shown = json.loads(run_cli("show", "1", "--json", db=tmp_path / "e.db").stdout)["tests"]
+    assert [t["settings"]["write_cache"] for t in shown] == ["off", "off"]
+    assert shown[0]["settings"]["threads"] == 1 and shown[1]["settings"]["threads"] == 4

@@ -55,11 +55,11 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from ssdlab.analysis import scores
-from ssdlab.analysis.steady_state import WINDOW_ROUNDS, find_steady_state
+from ssdlab.analysis.steady_state import WINDOW_ROUNDS, measurement_window
 from ssdlab.catalogue.definitions import PRECONDITION_BS, PRECONDITION_QD, TestDef, WholeDriveProcedure, purge
 from ssdlab.catalogue.scaling import Scale
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Op, Phase, Step, StepResult, Test
+from ssdlab.model import Latency, Op, Phase, Step, StepResult, Test
 from ssdlab.units import KiB, MiB, format_bytes
 
 CELL_S = 60.0
@@ -127,6 +127,11 @@ class Cell:
         return f"{pattern} {format_bytes(self.bs)} {self.read_pct}/{100 - self.read_pct}{load}"
 
     @property
+    def rwmixread(self) -> int | None:
+        """fio's read share: a mix's; None for reads or writes only."""
+        return self.read_pct if 0 < self.read_pct < 100 else None
+
+    @property
     def op(self) -> Op:
         if self.read_pct == 100:
             return Op.READ if self.sequential else Op.RANDREAD
@@ -135,8 +140,7 @@ class Cell:
         return Op.RW if self.sequential else Op.RANDRW
 
     def matches(self, step: Step) -> bool:
-        mixed = 0 < self.read_pct < 100
-        return (step.rw is self.op and step.bs == self.bs and step.rwmixread == (self.read_pct if mixed else None)
+        return (step.rw is self.op and step.bs == self.bs and step.rwmixread == self.rwmixread
                 and (self.threads is None or (len(step.jobs), step.iodepth) == (self.threads, self.depth)))
 
 
@@ -155,8 +159,8 @@ class Loop:
 def threaded(label: str, cell: Cell, threads: int, depth: int, runtime: float, region: int) -> Step:
     """`cell` for `runtime` seconds over `region`: random I/O in `threads` fio jobs of `depth`
     each; sequential I/O in one job at their total depth."""
-    shape: dict[str, Any] = {"rw": cell.op, "bs": cell.bs, "size": region, "runtime": runtime, "time_based": True,
-                             **({"rwmixread": cell.read_pct} if 0 < cell.read_pct < 100 else {})}
+    shape: dict[str, Any] = {"rw": cell.op, "bs": cell.bs, "rwmixread": cell.rwmixread, "size": region,
+                             "runtime": runtime, "time_based": True}
     if cell.sequential or threads == 1:
         return Step(label=label, iodepth=threads * depth, **shape)
     others = tuple(Step(label=f"{label} thread {t}", iodepth=depth, **shape) for t in range(2, threads + 1))
@@ -258,14 +262,17 @@ class PtsRun(Protocol):
         on a real one, which kept its state."""
 
 
+def latency_of(result: StepResult) -> Latency:
+    """The latency of a step's reads and writes together."""
+    return Latency.merge(d.latency for d in (result.read, result.write) if d is not None)
+
+
 def figure_of(figure: Figure, result: StepResult) -> float:
     if figure is Figure.IOPS:
         return result.iops
     if figure is Figure.MBPS:
         return result.mbps
-    directions = [d for d in (result.read, result.write) if d is not None and d.ios]
-    ios = sum(d.ios for d in directions)
-    return sum(d.latency.mean_ns * d.ios for d in directions) / ios / 1e3 if ios else 0.0
+    return latency_of(result).mean_ns / 1e3
 
 
 @dataclass(frozen=True)
@@ -392,7 +399,7 @@ def _steps_of(loop: Loop) -> int:
 
 def _all_steady(series: dict[Cell, list[float]]) -> bool:
     """Is the window of the last rounds steady for every tracked cell?"""
-    return all(len(s) >= WINDOW_ROUNDS and find_steady_state(s[-WINDOW_ROUNDS:]).reached for s in series.values())
+    return all(len(s) >= WINDOW_ROUNDS and measurement_window(s, len(s)).steady for s in series.values())
 
 
 def _steady_round(loop: Loop, results: Sequence[StepResult]) -> int | None:
@@ -423,18 +430,16 @@ def _loop_result(loop: Loop, measured: Sequence[tuple[Step, StepResult]], steady
             if loop.with_latency:
                 row[f"{cell.name} mean µs"] = round(figure_of(Figure.MEAN_US, result), 3)
             if loop.figure is Figure.MEAN_US:
-                row[f"{cell.name} max"] = round(max((d.latency.max_ns for d in (result.read, result.write)
-                                                     if d is not None and d.ios), default=0) / 1e3, 3)
+                row[f"{cell.name} max"] = round(latency_of(result).max_ns / 1e3, 3)
         rounds.append(row)
     window = rounds[-WINDOW_ROUNDS:]
     means = {name: round(sum(r[name] for r in window) / len(window), 3) for name in window[0]} if window else {}
     tracked = {}
     for cell in loop.tracked:
         series = [r[cell.name] for r in rounds]
-        found = find_steady_state(series[-WINDOW_ROUNDS:]) if len(series) >= WINDOW_ROUNDS else None
-        w = found.window if found else None
+        w = measurement_window(series, len(series)) if len(series) >= WINDOW_ROUNDS else None
         tracked[cell.name] = {"series": series, "window": None if w is None else {
-            "first_round": len(series) - WINDOW_ROUNDS + 1, "last_round": len(series), "mean": w.mean,
+            "first_round": w.first_round, "last_round": w.last_round, "mean": w.mean,
             "data_excursion": w.data_excursion, "slope": w.slope, "slope_excursion": w.slope_excursion}}
     return {"name": loop.name, "figure": loop.figure.value, "cells": [c.name for c in loop.cells],
             "rounds": rounds, "window_means": means, "tracked": tracked,
@@ -443,9 +448,9 @@ def _loop_result(loop: Loop, measured: Sequence[tuple[Step, StepResult]], steady
 
 
 @dataclass(frozen=True)
-class WriteSaturation(TestDef):
-    """From a purged drive, 4 KiB random writes over the active range until four times the
-    user capacity is written or 24 hours have passed: IOPS against time and data written."""
+class Roundless(TestDef):
+    """A PTS test without rounds: its workload straight from a purged drive, its settings the
+    variant's."""
 
     __test__ = False  # not a pytest test class
     variant: Variant = CLIENT
@@ -453,16 +458,22 @@ class WriteSaturation(TestDef):
     def span(self, scale: Scale) -> int:
         return 0  # from a purged drive: no data before
 
+    def compile(self, scale: Scale, capacity: int) -> Test:
+        test = super().compile(scale, capacity)
+        return test.model_copy(update={"settings": self.variant.settings(scale)})
+
+
+@dataclass(frozen=True)
+class WriteSaturation(Roundless):
+    """From a purged drive, 4 KiB random writes over the active range until four times the
+    user capacity is written or 24 hours have passed: IOPS against time and data written."""
+
     def workload(self, scale: Scale, capacity: int) -> list[Step]:
         region = _active_range(self.variant, scale, capacity)
         total = WSAT_CAPACITIES * scale.whole_drive(capacity)
         return [Step(label=f"RND 4 KiB writes: {format_bytes(total)} or {scale.runtime(WSAT_S) / 3600:g} h",
                      rw=Op.RANDWRITE, bs=4 * KiB, iodepth=self.variant.threads * self.variant.queue_depth,
                      size=region, io_size=total, runtime=scale.runtime(WSAT_S))]
-
-    def compile(self, scale: Scale, capacity: int) -> Test:
-        test = super().compile(scale, capacity)
-        return test.model_copy(update={"settings": self.variant.settings(scale)})
 
     def score(self, measured: scores.Measured) -> dict[str, Any]:
         (step, result), = measured
@@ -473,16 +484,10 @@ class WriteSaturation(TestDef):
 
 
 @dataclass(frozen=True)
-class CrossStimulus(TestDef):
+class CrossStimulus(Roundless):
     """From a purged drive, 128 KiB sequential writes for 8 hours, 4 KiB random writes for 6,
     sequential writes for 8 again, without a pause: how the drive recovers its sequential speed
     after random writes."""
-
-    __test__ = False  # not a pytest test class
-    variant: Variant = CLIENT
-
-    def span(self, scale: Scale) -> int:
-        return 0
 
     def workload(self, scale: Scale, capacity: int) -> list[Step]:
         region = _active_range(self.variant, scale, capacity)
@@ -491,10 +496,6 @@ class CrossStimulus(TestDef):
                            f"{scale.runtime(hours * 3600) / 3600:g} h", rw=rw, bs=bs, iodepth=depth, size=region,
                      runtime=scale.runtime(hours * 3600), time_based=True)
                 for k, (rw, bs, hours) in enumerate(XSR_ACCESSES, start=1)]
-
-    def compile(self, scale: Scale, capacity: int) -> Test:
-        test = super().compile(scale, capacity)
-        return test.model_copy(update={"settings": self.variant.settings(scale)})
 
     def score(self, measured: scores.Measured) -> dict[str, Any]:
         accesses = []
@@ -554,7 +555,7 @@ def _latency_loop() -> Loop:
     return Loop("latency", cells, (Cell(0, 4 * KiB),), Figure.MEAN_US)
 
 
-def _tests(variant: Variant, prefix: str) -> tuple[PtsTest | WriteSaturation | CrossStimulus, ...]:
+def _tests(variant: Variant, prefix: str) -> tuple[PtsTest | Roundless, ...]:
     name = f"SNIA PTS ({variant.name})"
     return (
         PtsTest(id=f"{prefix}-iops", title=f"{name} IOPS: random I/O, 7 read shares x 8 block sizes, to steady state",
