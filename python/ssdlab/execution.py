@@ -27,8 +27,7 @@ stored where they happened, for whatever telemetry could not read.
 from __future__ import annotations
 
 import secrets
-from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -48,6 +47,7 @@ from ssdlab.telemetry.records import HealthLog
 from ssdlab.telemetry.results import StepTelemetry, TestHealth
 from ssdlab.telemetry.throttle import ThrottleEvent
 from ssdlab.units import KiB
+from ssdlab.write_cache import WriteCache
 
 IDLE_READ_BYTES = 4 * KiB
 
@@ -126,7 +126,7 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
         # its procedure sets its own repetitions
         own = isinstance(definition, PowerTest | Retention | Endurance | PtsTest)
         run = _TestRun(store, run_id, seq, backend, telemetry, reporter, scale, 1 if own else repeat, kept, waited)
-        cache = WriteCache.asked(test.settings.get("write_cache"), backend)
+        cache = WriteCache.asked(test.settings.get("write_cache"), backend, store, run_id, telemetry.probed.nvme)
         try:
             with cache.held():
                 if isinstance(definition, Retention | Endurance | PtsTest):
@@ -162,33 +162,6 @@ def execute(store: Store, run_id: int, backend: Backend, reporter: Reporter,
         store.finish_test(run_id, seq, score)
         reporter.test_finished(test, score)
     store.finish_run(run_id, RunStatus.DONE)
-
-
-@dataclass(frozen=True)
-class WriteCache:
-    """The volatile write cache a test asks for (its settings' `write_cache`, "on" or "off":
-    the PTS variants), held for the test: a simulated drive's host sets it (NVMe feature 06h)
-    and sets it back after; a real drive keeps its own, which this release does not change,
-    and the test's result says so."""
-
-    wanted: bool | None
-    backend: Backend
-
-    @classmethod
-    def asked(cls, setting: str | None, backend: Backend) -> WriteCache:
-        return cls(None if setting is None else setting == "on", backend)
-
-    def held(self) -> AbstractContextManager[None]:
-        if self.wanted is None or not isinstance(self.backend, SimBackend):
-            return nullcontext()
-        return self.backend.write_cache(self.wanted)
-
-    def said(self) -> dict[str, Any]:
-        asked = "on" if self.wanted else "off"
-        if isinstance(self.backend, SimBackend):
-            return {"asked": asked, "set": True, "how": f"the simulated drive's host turned it {asked}"}
-        return {"asked": asked, "set": False,
-                "how": "this release does not set NVMe feature 06h: the drive kept its own setting"}
 
 
 class _TestRun:

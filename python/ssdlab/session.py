@@ -281,7 +281,7 @@ def _open(spec: str, size: int, force: bool, commands: Commands, holds: ExitStac
         if recorded_identity is not None and serial_consent is None:
             serial_consent = consent.recorded_consent(ident, recorded_identity)
         cleared = consent.confirm_destroy(target.path, ident, serial_consent)
-        do_purge = lambda: purge.purge_device(cleared, commands)  # noqa: E731
+        do_purge = lambda: purge.purge_device(cleared, commands, sys_root=sys_root)  # noqa: E731
     else:
         ident = identity.file_identity(target.path)
         do_purge = lambda: purge.purge_file(target)  # noqa: E731

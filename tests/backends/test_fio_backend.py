@@ -9,6 +9,7 @@ from ssdlab.backends.fio import FioBackend
 from ssdlab.errors import BackendFailed, SsdlabError
 from ssdlab.external import Commands
 from ssdlab.model import Op, Phase, Step
+from ssdlab.targets.purge import Purge
 from ssdlab.units import MiB
 
 SIZE = 64 * MiB
@@ -31,7 +32,7 @@ class FakeSleep:
 
 
 def backend(path, **kwargs):
-    return FioBackend(path, "file", purge=lambda: ("recreated",), **kwargs)
+    return FioBackend(path, "file", purge=lambda: Purge("recreating it", ("recreated",)), **kwargs)
 
 
 def test_the_probe_picks_io_uring_here_and_describe_names_fio(target):
@@ -96,7 +97,7 @@ def test_purge_step_calls_the_targets_purge_and_records_it(target):
     step = Step(label="purge", phase=Phase.PURGE, rw=Op.TRIM, bs=128 * 1024, size=SIZE)
     outcome = backend(target, ioengine="io_uring").run_step(step)
     assert outcome.commands == ("recreated",) and outcome.result.directions == {}
-    assert outcome.result.notes == ("purged with `recreated`",)
+    assert outcome.result.notes == ("purged by recreating it",)
 
 
 class FakeFio(Commands):

@@ -12,8 +12,19 @@
  *     smart-log.bin     Get Log Page 0x02 (SMART / Health Information), 512 bytes
  *     log-0xNN.bin      any other log page NN; 0x01 (error) and 0x03 (firmware slot) are
  *                       mandatory, so without a file they read as zeros, other pages fail
- *     feature-0xNN      Get Features FID NN: the completion dword, as a hex number in text
+ *     feature-0xNN      Get Features FID NN: the completion dword, as a hex number in text.
+ *                       Set Features FID NN (only for a feature that has this file) writes its
+ *                       new value here, so a later Get Features sees it; with Save (SV) set it
+ *                       also writes feature-0xNN.saved, so a test can tell a persistent change
  *     feature-0xNN.bin  Get Features FID NN: the data buffer (e.g. 0x0c, the APST table)
+ *     fail-0xOP         if present, every admin command of opcode OP completes with the NVMe
+ *                       status this file holds as text (e.g. "0x4002"), and changes nothing
+ *     log-0x81.bin      the Sanitize Status log; a Sanitize command (opcode 0x84) whose action
+ *                       Identify Controller's SANICAP allows rewrites it as "in progress"
+ *     sanitize-polls    how many reads of the sanitize log still say "in progress" after a
+ *                       Sanitize command (text; absent: 0, the sanitize completes at once)
+ *     sanitize-result   the status the sanitize ends with: 1 completed (the default), 3 failed
+ *     sanitize-pending  the shim's own count of the in-progress reads left (while one runs)
  *   NVME_SHIM_DEBUG   if set, every command is logged to stderr
  *   NVME_SHIM_TIME    if set, time() returns this many seconds since the epoch, so that what
  *                     smartctl prints as "local_time" is the same on every re-recording
@@ -43,6 +54,99 @@
 #define STATUS_INVALID_FIELD 0x4002 /* DNR | generic status 0x02 */
 #define STATUS_INVALID_OPCODE 0x4001 /* DNR | generic status 0x01 */
 
+#define SANITIZE_LOG "log-0x81.bin"
+#define SANITIZE_LOG_BYTES 512
+#define SANITIZE_PENDING "sanitize-pending" /* reads of the log left before it completes */
+#define SSTAT_COMPLETED 1
+#define SSTAT_IN_PROGRESS 2
+#define SSTAT_GLOBAL_DATA_ERASED (1u << 8)
+#define SANICAP_OFFSET 328 /* in Identify Controller */
+
+/* write `len` bytes of buf as page `name` (created or replaced); -1 on failure */
+static int write_page(const char *name, const void *buf, size_t len)
+{
+	char path[PATH_MAX];
+	page_path(path, sizeof(path), name);
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	size_t put = fwrite(buf, 1, len, f);
+	return fclose(f) == 0 && put == len ? 0 : -1;
+}
+
+/* a small number kept as text in page `name`; `fallback` when the file is absent */
+static unsigned long read_number(const char *name, unsigned long fallback)
+{
+	char text[64] = "";
+	if (read_page(name, 0, text, sizeof(text) - 1) < 0)
+		return fallback;
+	return strtoul(text, NULL, 0);
+}
+
+static void write_number(const char *name, unsigned long value)
+{
+	char text[32];
+	int n = snprintf(text, sizeof(text), "%#lx\n", value);
+	write_page(name, text, (size_t)n);
+}
+
+/* the status file fail-0xOP asks every command of opcode `opcode` to complete with; 0: none */
+static int forced_status(unsigned opcode)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "fail-0x%02x", opcode);
+	return (int)read_number(name, 0);
+}
+
+/* SSTAT (bytes 3:2) and SCDW10 (bytes 7:4) of the sanitize log; progress (SPROG) 0 or done */
+static void write_sanitize_log(unsigned sstat, uint32_t cdw10)
+{
+	unsigned char log[SANITIZE_LOG_BYTES];
+	if (read_page(SANITIZE_LOG, 0, log, sizeof(log)) < 0)
+		memset(log, 0, sizeof(log));
+	unsigned sprog = (sstat & 7) == SSTAT_IN_PROGRESS ? 0 : 0xffff;
+	log[0] = sprog & 0xff;
+	log[1] = sprog >> 8;
+	log[2] = sstat & 0xff;
+	log[3] = sstat >> 8;
+	memcpy(log + 4, &cdw10, 4);
+	write_page(SANITIZE_LOG, log, sizeof(log));
+}
+
+/* Sanitize: the action (CDW10 bits 2:0) must be one SANICAP allows: 2 block erase (bit 1),
+ * 3 overwrite (bit 2), 4 crypto erase (bit 0) */
+static int sanitize(uint32_t cdw10)
+{
+	static const unsigned sanicap_bit[8] = {[2] = 1u << 1, [3] = 1u << 2, [4] = 1u << 0};
+	uint32_t sanicap = 0;
+	unsigned action = cdw10 & 7;
+	if (read_page("id-ctrl.bin", SANICAP_OFFSET, &sanicap, sizeof(sanicap)) < 0 ||
+	    !(sanicap & sanicap_bit[action]))
+		return STATUS_INVALID_FIELD;
+	write_sanitize_log(SSTAT_IN_PROGRESS, cdw10);
+	write_number(SANITIZE_PENDING, read_number("sanitize-polls", 0));
+	return 0;
+}
+
+/* before a read of the sanitize log: one in-progress read fewer, and the end when none is left */
+static void sanitize_log_read(void)
+{
+	unsigned long left = read_number(SANITIZE_PENDING, (unsigned long)-1);
+	if (left == (unsigned long)-1)
+		return; /* no sanitize under way */
+	if (left > 0) {
+		write_number(SANITIZE_PENDING, left - 1);
+		return;
+	}
+	char path[PATH_MAX];
+	page_path(path, sizeof(path), SANITIZE_PENDING);
+	unlink(path);
+	uint32_t cdw10 = 0;
+	read_page(SANITIZE_LOG, 4, &cdw10, sizeof(cdw10));
+	unsigned result = (unsigned)read_number("sanitize-result", SSTAT_COMPLETED);
+	write_sanitize_log(result == SSTAT_COMPLETED ? result | SSTAT_GLOBAL_DATA_ERASED : result, cdw10);
+}
+
 /* a feature's completion dword: feature-0xNN holds it as text ("0x1f", "357", ...) */
 static int read_feature_dword(unsigned fid, uint32_t *value)
 {
@@ -65,6 +169,9 @@ static int admin_command(struct nvme_passthru_cmd64 *c, uint64_t *result)
 	char name[32];
 
 	*result = 0;
+	int forced = forced_status(c->opcode);
+	if (forced)
+		return forced;
 	switch (c->opcode) {
 	case 0x06: { /* Identify: CNS in CDW10 bits 7:0 */
 		unsigned cns = c->cdw10 & 0xff;
@@ -85,6 +192,8 @@ static int admin_command(struct nvme_passthru_cmd64 *c, uint64_t *result)
 	case 0x02: { /* Get Log Page: LID in CDW10 7:0, offset in CDW12/13 */
 		unsigned lid = c->cdw10 & 0xff;
 		uint64_t offset = c->cdw12 | ((uint64_t)c->cdw13 << 32);
+		if (lid == 0x81)
+			sanitize_log_read();
 		if (lid == 0x02)
 			snprintf(name, sizeof(name), "smart-log.bin");
 		else
@@ -110,6 +219,21 @@ static int admin_command(struct nvme_passthru_cmd64 *c, uint64_t *result)
 		}
 		return 0;
 	}
+	case 0x09: { /* Set Features: FID in CDW10 7:0, Save in bit 31, the value in CDW11 */
+		unsigned fid = c->cdw10 & 0xff;
+		uint32_t value;
+		if (read_feature_dword(fid, &value) < 0)
+			return STATUS_INVALID_FIELD; /* a feature the drive does not have */
+		snprintf(name, sizeof(name), "feature-0x%02x", fid);
+		write_number(name, c->cdw11);
+		if (c->cdw10 >> 31) {
+			snprintf(name, sizeof(name), "feature-0x%02x.saved", fid);
+			write_number(name, c->cdw11);
+		}
+		return 0;
+	}
+	case 0x84: /* Sanitize */
+		return sanitize(c->cdw10);
 	default:
 		return STATUS_INVALID_OPCODE;
 	}

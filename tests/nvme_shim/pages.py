@@ -2,7 +2,7 @@
 
 Each dataclass packs to the bytes a drive returns, every field at its byte offset in the NVMe Base
 Specification (Identify Controller, Identify Namespace, the SMART / Health Information log, the
-Device Self-test log, the APST feature's data). `Drive.write(directory)` lays out the files the
+Device Self-test log, the Sanitize Status log, the APST feature's data). `Drive.write(directory)` lays out the files the
 shim reads (see nvme_shim.c). DRIVES holds the drives tests/golden/telemetry/real/ records.
 
 Power-state tables, WCTEMP/CCTEMP and the thermal-management temperatures follow the declared
@@ -322,6 +322,21 @@ def self_test_log() -> bytes:
     return bytes(b)
 
 
+NO_ESTIMATE = 0xFFFFFFFF  # a sanitize time the drive does not report
+
+
+def sanitize_log(sstat: int = 0, block_erase_s: int = NO_ESTIMATE, crypto_erase_s: int = NO_ESTIMATE) -> bytes:
+    """Sanitize Status log (LID 81h), 512 bytes: SSTAT (0: never sanitized) and the estimated
+    seconds of each action (overwrite and the no-deallocate ones not reported)."""
+    b = bytearray(512)
+    _put(b, 0, 2, 0xFFFF if sstat & 7 != 2 else 0)  # SPROG: done, unless in progress
+    _put(b, 2, 2, sstat)
+    for offset, seconds in ((8, NO_ESTIMATE), (12, block_erase_s), (16, crypto_erase_s),
+                            (20, NO_ESTIMATE), (24, NO_ESTIMATE), (28, NO_ESTIMATE)):
+        _put(b, offset, 4, seconds)
+    return bytes(b)
+
+
 def apst_table(entries: list[tuple[int, int]]) -> bytes:
     """Autonomous Power State Transition data (feature 0Ch), 32 entries of 8 bytes.
 
@@ -356,6 +371,8 @@ class Drive:
             (d / "id-ns.bin").write_bytes(self.id_ns.pack())
         if self.id_ctrl.oacs & 0x10:  # Device Self-test supported: the log page exists
             (d / "log-0x06.bin").write_bytes(self_test_log())
+        if self.id_ctrl.sanicap & 0x7:  # sanitize supported: so is its status log
+            (d / "log-0x81.bin").write_bytes(sanitize_log())
         for fid, value in self.features.items():
             (d / f"feature-0x{fid:02x}").write_text(f"0x{value:08x}\n")
         if self.apst is not None:

@@ -167,7 +167,7 @@ def test_purge_keeps_the_inode_so_a_lock_held_on_the_file_stays_valid(tmp_path):
         ran = purge_file(made)
         assert os.fstat(held.fileno()).st_ino == path.stat().st_ino
         assert os.fstat(held.fileno()).st_nlink == 1  # still the file at `path`, not an orphan
-    assert ran == (f"truncate -s 0 {path}", f"posix_fallocate {path} 0 {8 * MiB}")
+    assert ran.commands == (f"truncate -s 0 {path}", f"posix_fallocate {path} 0 {8 * MiB}")
     assert path.stat().st_size == 8 * MiB and path.stat().st_blocks * 512 >= 8 * MiB
     assert path.read_bytes()[:4096] == bytes(4096)
     assert created_by_ssdlab(path)

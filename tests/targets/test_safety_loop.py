@@ -119,7 +119,7 @@ def test_blank_device_passes_then_consent_then_purge(tmp_path):
         cleared = confirm_destroy(device, ident, device.name)
 
         ran = purge_device(cleared, commands)
-        assert ran[0] == f"blkdiscard --force {device}"  # util-linux 2.36+ here
+        assert ran.commands[0] == f"blkdiscard --force {device}"  # util-linux 2.36+ here
         with open(device, "rb") as f:
             assert f.read(MiB) == bytes(MiB)
 

@@ -7,13 +7,16 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from ssdlab import locks
+from ssdlab.drive_settings import restore_pending
 from ssdlab.store import Store
-from ssdlab.telemetry.apst import ApstUnavailable, apst_disabled, restore_pending
+from ssdlab.store.migrations import MIGRATIONS, migrate
+from ssdlab.telemetry.apst import ApstUnavailable, apst_disabled
 from ssdlab.telemetry.nvme import latency_tolerance_file
 from tests.conftest import run_cli
 from tests.fake_sysfs import FakeSysfs
@@ -30,7 +33,8 @@ def switch(tmp_path) -> Path:
 
 def changes(db: Path) -> list[tuple]:
     with sqlite3.connect(db) as conn:
-        return conn.execute("SELECT run_id, switch, original, restored_at IS NOT NULL FROM apst_changes").fetchall()
+        return conn.execute("SELECT run_id, place, original, restored_at IS NOT NULL FROM setting_changes"
+                            " WHERE setting = 'apst'").fetchall()
 
 
 def test_original_recorded_before_the_switch_is_written_and_restored_at_the_end(tmp_path, switch):
@@ -66,14 +70,27 @@ def test_no_switch_is_unavailable(tmp_path):
 
 def test_restore_is_idempotent_and_spares_a_live_run(tmp_path, switch):
     with Store(tmp_path / "db") as store:
-        live = store.record_apst_change(RUN_ID + 1, switch, "any")
-        store.record_apst_change(RUN_ID, switch, "100000")
+        live = store.record_setting_change(RUN_ID + 1, "apst", str(switch), "any")
+        store.record_setting_change(RUN_ID, "apst", str(switch), "100000")
         switch.write_text("0\n")
         with locks.hold_run(store.path, RUN_ID + 1):
             assert restore_pending(store) == [f"restored APST left off by run {RUN_ID}: wrote 100000 to {switch}"]
             assert restore_pending(store) == []
         assert switch.read_text() == "100000\n"
-        assert [c[0] for c in store.unrestored_apst_changes()] == [live]
+        assert [c[0] for c in store.unrestored_setting_changes()] == [live]
+
+
+def test_a_change_stored_before_the_table_was_made_general_is_still_restored(tmp_path, switch):
+    """Schema 6 kept APST changes in `apst_changes`; migration 7 moves them to `setting_changes`."""
+    db = tmp_path / "db"
+    with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+        migrate(conn, MIGRATIONS[:6])
+        conn.execute("INSERT INTO apst_changes (run_id, switch, original, changed_at) VALUES (?, ?, ?, ?)",
+                     (RUN_ID, str(switch), "100000", "2024-05-01T12:00:00+00:00"))
+    switch.write_text("0\n")
+    with Store(db) as store:
+        assert restore_pending(store) == [f"restored APST left off by run {RUN_ID}: wrote 100000 to {switch}"]
+    assert switch.read_text() == "100000\n" and changes(db) == [(RUN_ID, str(switch), "100000", 1)]
 
 
 SCRIPT = textwrap.dedent("""

@@ -117,3 +117,38 @@ def test_smartctl_round_trip(shim_so, tmp_path):
     assert health["temperature"] == log.temperature - 273  # smartctl prints Celsius
     assert health["percentage_used"] == 103 and health["media_errors"] == 12
     assert health["host_reads"] == 2**70 + 5
+
+
+def test_set_feature_is_kept_for_the_next_get_and_saved_only_when_asked(shim_so, tmp_path):
+    pages = DRIVES["sn850"].write(tmp_path / "sn850")
+    get = [NVME, "get-feature", DEVICE, "-f", "0x06", "-H"]
+    assert "(WCE): Enabled" in run(get, shim_so, pages)
+    run([NVME, "set-feature", DEVICE, "-f", "0x06", "--value=0"], shim_so, pages)
+    assert "(WCE): Disabled" in run(get, shim_so, pages) and not (pages / "feature-0x06.saved").exists()
+    run([NVME, "set-feature", DEVICE, "-f", "0x06", "--value=1", "--save"], shim_so, pages)
+    assert "(WCE): Enabled" in run(get, shim_so, pages) and (pages / "feature-0x06.saved").exists()
+    # a feature the drive has no page for is refused, as is any command a fail-0xOP file names
+    run([NVME, "set-feature", DEVICE, "-f", "0x03", "--value=1"], shim_so, pages, ok=(1,))
+    (pages / "fail-0x09").write_text("0x4002\n")
+    run([NVME, "set-feature", DEVICE, "-f", "0x06", "--value=0"], shim_so, pages, ok=(1,))
+    assert "(WCE): Enabled" in run(get, shim_so, pages)
+
+
+def test_sanitize_runs_for_the_polls_asked_then_ends_as_asked(shim_so, tmp_path):
+    sn850 = DRIVES["sn850"]
+    drive = dataclasses.replace(sn850, id_ctrl=dataclasses.replace(sn850.id_ctrl, sanicap=0x2))  # block erase
+    pages = drive.write(tmp_path / "sn850")
+    log = [NVME, "sanitize-log", DEVICE, "-o", "json"]
+
+    def status() -> str:
+        return next(iter(json.loads(run(log, shim_so, pages)).values()))["sstat"]["status"]
+
+    assert status().startswith("(0)")  # never sanitized
+    run([NVME, "sanitize", DEVICE, "--sanact=4"], shim_so, pages, ok=(1,))  # crypto erase: not in SANICAP
+    (pages / "sanitize-polls").write_text("2\n")
+    run([NVME, "sanitize", DEVICE, "--sanact=2"], shim_so, pages)
+    assert [status()[:3] for _ in range(4)] == ["(2)", "(2)", "(1)", "(1)"]
+    (pages / "sanitize-polls").unlink()
+    (pages / "sanitize-result").write_text("3\n")
+    run([NVME, "sanitize", DEVICE, "--sanact=2"], shim_so, pages)
+    assert status().startswith("(3)")

@@ -15,7 +15,14 @@ from ssdlab.model import Op, SecondPoint, Step
 from ssdlab.presets import Preset
 from ssdlab.targets import Target, TargetKind
 from ssdlab.telemetry.during_run import RunTelemetry
-from ssdlab.telemetry.nvme import APST, HOST_THERMAL_MANAGEMENT, POWER_MANAGEMENT, NvmeCli, parse_feature
+from ssdlab.telemetry.nvme import (
+    APST,
+    HOST_THERMAL_MANAGEMENT,
+    POWER_MANAGEMENT,
+    VOLATILE_WRITE_CACHE,
+    NvmeCli,
+    parse_feature,
+)
 from ssdlab.telemetry.probe import Telemetry, probe
 from ssdlab.telemetry.records import ControllerInfo, ThermalManagement
 from ssdlab.telemetry.results import TestHealth
@@ -55,6 +62,7 @@ def test_identify_gives_the_records_of_the_real_drive():
     info = nvme(backend()).id_ctrl()
     assert declared(info.power_states) == declared(SN850_STATES)
     assert info.apsta is True and info.model == "Small TLC drive (tests)"
+    assert nvme(backend()).capabilities().volatile_write_cache  # Identify's VWC bit 0
     assert info.firmware == f"ssdsim-{_ssdsim.version()}"
     assert info.serial.startswith("SIM") and info.serial == nvme(backend()).id_ctrl().serial
     # no thermal model yet: thresholds not reported (0 K), rather than invented
@@ -65,9 +73,18 @@ def test_identify_gives_the_records_of_the_real_drive():
     (APST, "nvme-2.3-get-feature-0x0c-sn850.txt", {}),
     (APST, "nvme-2.3-get-feature-0x0c-off.txt", {"apst_latency_us": 0}),
     (POWER_MANAGEMENT, "nvme-2.3-get-feature-0x02.txt", {}),
+    (VOLATILE_WRITE_CACHE, "nvme-2.3-get-feature-0x06-sn850.txt", {}),
 ])
 def test_features_decode_as_the_real_drives_do(fid, golden_file, host):
     assert nvme(backend(**host)).get_feature(fid) == parse_feature(fid, golden(golden_file))
+
+
+def test_the_write_cache_feature_follows_the_hosts_setting():
+    sim = backend()
+    with sim.write_cache(False):
+        off = SimulatedNvme(sim.drive).run(["nvme", "get-feature", CONTROLLER, "-f", "0x06", "-H"]).stdout
+        assert off == golden("nvme-2.3-get-feature-0x06-off.txt")
+    assert nvme(sim).get_feature(VOLATILE_WRITE_CACHE).enabled
 
 
 def test_thermal_management_is_off_without_a_thermal_model():

@@ -10,13 +10,24 @@ import pytest
 from ssdlab.errors import SsdlabError
 from ssdlab.external import Completed, ReplayCommands
 from ssdlab.telemetry import nvme
-from ssdlab.telemetry.nvme import NvmeCli, controller_node, parse_feature, parse_id_ctrl, parse_smart_log
+from ssdlab.telemetry.nvme import (
+    NvmeCli,
+    controller_node,
+    parse_capabilities,
+    parse_feature,
+    parse_id_ctrl,
+    parse_sanitize_log,
+    parse_smart_log,
+)
 from ssdlab.telemetry.records import (
     ApstEntry,
     ApstFeature,
+    Capabilities,
     PowerStateFeature,
+    SanitizeLog,
     TemperatureThreshold,
     ThermalManagement,
+    VolatileWriteCache,
 )
 from tests.fake_sysfs import FakeSysfs
 from tests.telemetry_data import ID_CTRL, SMART_LOG, SN850, SN850_HEALTH, golden, ok
@@ -146,6 +157,8 @@ def test_controller_node_follows_links_and_refuses_others(tmp_path):
     ("nvme-2.3-get-feature-0x10-sn850.txt", 0x10, ThermalManagement(tmt1_c=80, tmt2_c=82)),
     ("nvme-2.10-get-feature-0x10-p5plus.txt", 0x10, ThermalManagement(tmt1_c=76, tmt2_c=79)),
     ("nvme-2.3-get-feature-0x0c-off.txt", 0x0C, ApstFeature(enabled=False)),
+    ("nvme-2.3-get-feature-0x06-sn850.txt", 0x06, VolatileWriteCache(enabled=True)),
+    ("nvme-2.3-get-feature-0x06-off.txt", 0x06, VolatileWriteCache(enabled=False)),
     ("nvme-2.3-get-feature-0x0c-sn850.txt", 0x0C, ApstFeature(enabled=True, entries=(
         ApstEntry(from_state=0, idle_ms=100, target_state=3), ApstEntry(from_state=1, idle_ms=100, target_state=3),
         ApstEntry(from_state=2, idle_ms=100, target_state=3), ApstEntry(from_state=3, idle_ms=2000, target_state=4)))),
@@ -182,6 +195,63 @@ def test_temperature_threshold_bits():
 def test_bad_feature_output(text, problem):
     with pytest.raises(SsdlabError, match=problem):
         parse_feature(0x0C, text, "nvme get-feature /dev/nvme0 -f 0x0c -H")
+
+
+@pytest.mark.parametrize("version", ["1", "2.3", "2.6"])
+def test_capabilities_of_every_nvme_cli_version(version):
+    """The SN850: a volatile write cache (VWC 7), no sanitize, one namespace at most."""
+    assert parse_capabilities(golden(f"nvme-{version}-id-ctrl-sn850.json")) == Capabilities(
+        volatile_write_cache=True, sanitize_crypto_erase=False, sanitize_block_erase=False, sanitize_overwrite=False,
+        max_namespaces=1, namespace_management=False, multi_controller=False)
+
+
+def test_capability_bits():
+    doc = json.loads(golden("nvme-2.6-id-ctrl-sn850.json")) | {"vwc": 6, "sanicap": 0x60000003, "nn": 32,
+                                                                 "oacs": 0x1e, "cmic": 2}
+    caps = parse_capabilities(json.dumps(doc))
+    assert not caps.volatile_write_cache and caps.sanitize_crypto_erase and caps.sanitize_block_erase
+    assert (caps.sanitize_overwrite, caps.max_namespaces, caps.namespace_management, caps.multi_controller) == (
+        False, 32, True, True)
+    # a simulated drive prints only the fields it has: the others are 0
+    assert parse_capabilities('{"vwc": 1}') == Capabilities(
+        volatile_write_cache=True, sanitize_crypto_erase=False, sanitize_block_erase=False, sanitize_overwrite=False,
+        max_namespaces=0, namespace_management=False, multi_controller=False)
+
+
+def sanitize_json(sstat, block=200, crypto=-1, wrap=True) -> str:
+    """`nvme sanitize-log /dev/nvme0 -o json` as nvme-cli 1.16 to 2.11 print it (2.0-2.3 print an
+    unreported time, 0xffffffff, as -1; the others as 4294967295)."""
+    log = {"sprog": 65535, "sstat": sstat, "cdw10_info": 2, "time_over_write": 4294967295,
+           "time_block_erase": block, "time_crypto_erase": crypto}
+    return json.dumps({"nvme0": log} if wrap else log)
+
+
+IN_PROGRESS = {"global_erased": 0, "no_cmplted_passes": 0, "status": "(2) Sanitize in Progress."}
+
+
+@pytest.mark.parametrize("text, record", [
+    (sanitize_json(IN_PROGRESS), SanitizeLog(status=2, block_erase_s=200)),
+    (sanitize_json({"global_erased": 1, "no_cmplted_passes": 0,
+                    "status": "(1) Most Recent Sanitize Command Completed Successfully."}, 0, 4294967295),
+     SanitizeLog(status=1, block_erase_s=0)),
+    # a release printed the status text as the key of its own line
+    (sanitize_json({"global_erased": 0, "Sanitize in Progress.": "(2) Sanitize in Progress."}),
+     SanitizeLog(status=2, block_erase_s=200)),
+    (sanitize_json(0x103, crypto=30, wrap=False), SanitizeLog(status=3, block_erase_s=200, crypto_erase_s=30)),
+])
+def test_sanitize_log(text, record):
+    assert parse_sanitize_log(text) == record
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("{}", "`sstat` is missing"),
+    (json.dumps({"nvme0": {"sstat": 1}, "nvme1": {"sstat": 1}}), "`sstat` is missing"),
+    (sanitize_json({"status": "in progress"}), "status number in brackets"),
+    (sanitize_json(IN_PROGRESS, block="soon"), "not a whole number"),
+])
+def test_bad_sanitize_log(text, problem):
+    with pytest.raises(SsdlabError, match=problem):
+        parse_sanitize_log(text, "nvme sanitize-log /dev/nvme0 -o json")
 
 
 @pytest.fixture

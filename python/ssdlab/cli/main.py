@@ -15,7 +15,7 @@ import typer
 
 from ssdlab import signals
 from ssdlab.cli.output import err_console, shown
-from ssdlab.cli.startup import restore_apst_left_off
+from ssdlab.cli.startup import restore_settings_left_changed
 from ssdlab.errors import SsdlabError
 
 # Every subcommand, in the order --help lists them: its name and "module:attribute", the
@@ -67,7 +67,7 @@ def main() -> None:
     app = app_for(sys.argv[1:])
     # typer (standalone) reports usage errors and Ctrl-C itself; ours are SsdlabError.
     try:
-        restore_apst_left_off(sys.argv[1:])
+        restore_settings_left_changed(sys.argv[1:])
         app(prog_name="ssdlab")
     except SsdlabError as exc:
         err_console.print(f"[bold red]error:[/] {shown(exc, multiline=True)}", highlight=False)

@@ -1,6 +1,6 @@
-"""What every `ssdlab` invocation does first: write back the APST settings that a killed
-run left off (telemetry/apst.py), in the database the command names (--db, else the
-default), and say so."""
+"""What every `ssdlab` invocation does first: write back the drive settings that a killed
+run left changed (drive_settings.py: APST off, the volatile write cache), in the database
+the command names (--db, else the default), and say so."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ssdlab.cli.output import err_console, shown
+from ssdlab.drive_settings import restore_pending
 from ssdlab.errors import SsdlabError
 from ssdlab.store import Store
-from ssdlab.telemetry.apst import restore_pending
 
 
 def database_named(argv: Sequence[str]) -> Path | None:
@@ -23,13 +23,13 @@ def database_named(argv: Sequence[str]) -> Path | None:
     return None
 
 
-def restore_apst_left_off(argv: Sequence[str]) -> None:
+def restore_settings_left_changed(argv: Sequence[str]) -> None:
     """Read-only first, so that a command that only reads writes nothing when there is
     nothing to restore; a missing or unusable database is the command's own business."""
     db = database_named(argv)
     try:
         with Store.open_existing(db, readonly=True) as store:
-            if not store.unrestored_apst_changes():
+            if not store.unrestored_setting_changes():
                 return
     except SsdlabError:
         return
@@ -37,6 +37,6 @@ def restore_apst_left_off(argv: Sequence[str]) -> None:
         with Store.open_existing(db, readonly=False) as store:
             lines = restore_pending(store)
     except SsdlabError as exc:
-        lines = [f"APST left off by a killed run could not be restored: {exc}"]
+        lines = [f"a drive setting left changed by a killed run could not be restored: {exc}"]
     for line in lines:
-        err_console.print(f"[bold yellow]APST:[/] {shown(line)}", highlight=False)
+        err_console.print(f"[bold yellow]drive setting:[/] {shown(line)}", highlight=False)

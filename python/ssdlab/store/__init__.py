@@ -364,24 +364,23 @@ class Store:
                                     tuple(throttles.get(i, ()))))
         return found
 
-    # -- APST changes -----------------------------------------------------
+    # -- drive setting changes (drive_settings.py) ---------------------------
 
-    def record_apst_change(self, run_id: int, switch: Path, original: str) -> int:
-        """Committed before the switch is written: the original survives a kill."""
+    def record_setting_change(self, run_id: int, setting: str, place: str, original: str) -> int:
+        """Committed before the setting is written: the original survives a kill."""
         with write_transaction(self._conn) as db:
-            return db.execute("INSERT INTO apst_changes (run_id, switch, original, changed_at) VALUES (?,?,?,?)",
-                              (run_id, str(switch), original, now())).lastrowid
+            return db.execute("INSERT INTO setting_changes (run_id, setting, place, original, changed_at)"
+                              " VALUES (?,?,?,?,?)", (run_id, setting, place, original, now())).lastrowid
 
-    def unrestored_apst_changes(self) -> list[tuple[int, int, Path, str]]:
-        """(id, run id, switch, original) of every change not yet undone, newest first: undone
-        in that order, the oldest original is the one left."""
-        rows = self._conn.execute("SELECT id, run_id, switch, original FROM apst_changes"
+    def unrestored_setting_changes(self) -> list[tuple[int, int, str, str, str]]:
+        """(id, run id, setting, place, original) of every change not yet undone, newest first:
+        undone in that order, the oldest original is the one left."""
+        return self._conn.execute("SELECT id, run_id, setting, place, original FROM setting_changes"
                                   " WHERE restored_at IS NULL ORDER BY id DESC").fetchall()
-        return [(i, run_id, Path(switch), original) for i, run_id, switch, original in rows]
 
-    def apst_restored(self, change_id: int) -> None:
+    def setting_restored(self, change_id: int) -> None:
         with write_transaction(self._conn) as db:
-            db.execute("UPDATE apst_changes SET restored_at = ? WHERE id = ? AND restored_at IS NULL",
+            db.execute("UPDATE setting_changes SET restored_at = ? WHERE id = ? AND restored_at IS NULL",
                        (now(), change_id))
 
     def integrity_check(self) -> str:

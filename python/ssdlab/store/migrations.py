@@ -170,6 +170,24 @@ MIGRATIONS: tuple[str, ...] = (
         FOREIGN KEY (run_id, seq, idx) REFERENCES steps(run_id, seq, idx) ON DELETE CASCADE
     );
     """,
+    # 7: migration 4's APST changes made general: every setting ssdlab changes on a drive for
+    # a while (drive_settings.py: `apst`, the sysfs switch; `write-cache`, NVMe feature 06h,
+    # which the PTS enterprise tests turn off), with its original, written before the change;
+    # the APST changes recorded so far are kept.
+    """
+    CREATE TABLE setting_changes (
+        id          INTEGER PRIMARY KEY,
+        run_id      INTEGER NOT NULL,  -- the run that changed it: while it is held, it is not restored
+        setting     TEXT NOT NULL,   -- which: `apst` or `write-cache`
+        place       TEXT NOT NULL,   -- where: the sysfs switch, or the controller node (/dev/nvme0)
+        original    TEXT NOT NULL,   -- what it held before, written back
+        changed_at  TEXT NOT NULL,
+        restored_at TEXT             -- NULL until the original is written back
+    );
+    INSERT INTO setting_changes (id, run_id, setting, place, original, changed_at, restored_at)
+        SELECT id, run_id, 'apst', switch, original, changed_at, restored_at FROM apst_changes;
+    DROP TABLE apst_changes;
+    """,
 )
 
 

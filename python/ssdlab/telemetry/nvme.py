@@ -1,12 +1,13 @@
 """NVMe telemetry through nvme-cli: Identify Controller, the SMART / Health log, and the
 features that say how the drive manages power and heat.
 
-Admin commands go to the controller node (/dev/nvme0), and every one here only reads.
-The JSON of nvme-cli 1.x, 2.0, 2.1-2.5 and 2.6+ differ (see `_power_state`,
+Admin commands go to the controller node (/dev/nvme0), and every one here only reads, but
+`set_feature`. The JSON of nvme-cli 1.x, 2.0, 2.1-2.5 and 2.6+ differ (see `_power_state`,
 `_critical_warning` and output._COUNTER); all of them give the same records. The version
 (`nvme version`, read once) settles the one layout the JSON alone does not tell apart.
-The one switch that changes the drive's behaviour, APST on or off, goes through sysfs
-(`latency_tolerance_file`, and apst.py for the guard that always writes the original back).
+The two settings ssdlab changes, APST on or off (through sysfs: `latency_tolerance_file`) and
+the volatile write cache (`set_feature`), change only through drive_settings.py, the guard
+that always writes the original back.
 """
 
 from __future__ import annotations
@@ -22,19 +23,24 @@ from ssdlab.telemetry.output import TIMEOUT_S, Json, build, failure
 from ssdlab.telemetry.records import (
     ApstEntry,
     ApstFeature,
+    Capabilities,
     ControllerInfo,
     Feature,
     HealthLog,
     PowerState,
     PowerStateFeature,
+    SanitizeLog,
     TemperatureThreshold,
     ThermalManagement,
+    VolatileWriteCache,
 )
 
 DATA_UNIT_BYTES = 1000 * 512  # the health log counts data in thousands of 512-byte units
 
-POWER_MANAGEMENT, TEMPERATURE_THRESHOLD, APST, HOST_THERMAL_MANAGEMENT = 0x02, 0x04, 0x0C, 0x10
-FEATURES = (POWER_MANAGEMENT, TEMPERATURE_THRESHOLD, APST, HOST_THERMAL_MANAGEMENT)
+POWER_MANAGEMENT, TEMPERATURE_THRESHOLD, VOLATILE_WRITE_CACHE, APST, HOST_THERMAL_MANAGEMENT = (
+    0x02, 0x04, 0x06, 0x0C, 0x10)
+FEATURES = (POWER_MANAGEMENT, TEMPERATURE_THRESHOLD, VOLATILE_WRITE_CACHE, APST, HOST_THERMAL_MANAGEMENT)
+SETTABLE = (VOLATILE_WRITE_CACHE,)  # the one feature ssdlab sets (drive_settings.py)
 
 # nvme0 (a controller), nvme0n1 and nvme0n1p2 (namespace, partition), nvme0c1n1 (the hidden
 # path of a multipath namespace, through controller nvme1).
@@ -46,6 +52,9 @@ _APST_ENTRY = re.compile(r"Entry\[\s*(\d{1,2})\]\s*\n\s*\.+\s*\n"
                          r"\s*Idle Time Prior to Transition \(ITPT\): (\d{1,10}) ms\s*\n"
                          r"\s*Idle Transition Power State\s+\(ITPS\): (\d{1,10})")
 APST_ENTRIES = 32
+# The sanitize log's status: "(2) Sanitize in Progress." (nvme-cli 1.x and 2.x)
+_SANITIZE_STATUS = re.compile(r"\s*\((\d)\)")
+NO_ESTIMATE = 0xFFFFFFFF  # a sanitize time the drive does not report; nvme-cli 2.0-2.3 print it as -1
 _VERSION = re.compile(r"^nvme version (\d{1,3})\.(\d{1,3})", re.M)
 # nvme-cli 2.11 and 2.12 (2.10 and 2.13+ with -H) print the critical warning as an object:
 # its value and a member per bit
@@ -72,8 +81,9 @@ def celsius(kelvin: int | None) -> int | None:
 
 
 class NvmeCli:
-    """nvme-cli on the controller of `device`; each method runs one read-only admin command.
-    `version`: nvme-cli's (`read_version`), None when it could not be told."""
+    """nvme-cli on the controller of `device`; each method runs one admin command, read-only
+    but for `set_feature`. `version`: nvme-cli's (`read_version`), None when it could not be
+    told."""
 
     def __init__(self, device: str | Path, commands: Commands, version: Version | None = None) -> None:
         self.controller = controller_node(device)
@@ -84,6 +94,10 @@ class NvmeCli:
     def id_ctrl(self) -> ControllerInfo:
         argv = ["nvme", "id-ctrl", self.controller, "-o", "json"]
         return parse_id_ctrl(self._run(argv), " ".join(argv), self.version)
+
+    def capabilities(self) -> Capabilities:
+        argv = ["nvme", "id-ctrl", self.controller, "-o", "json"]
+        return parse_capabilities(self._run(argv), " ".join(argv))
 
     def smart_log(self) -> HealthLog:
         """The health log, with the NAND's writes from the Endurance Group log where the
@@ -109,9 +123,20 @@ class NvmeCli:
         return None
 
     def get_feature(self, fid: int) -> Feature:
-        """Features 0x02, 0x04, 0x0c and 0x10, decoded; -H prints the APST table."""
+        """Features 0x02, 0x04, 0x06, 0x0c and 0x10, decoded; -H prints the APST table."""
         argv = ["nvme", "get-feature", self.controller, "-f", f"0x{fid:02x}", "-H"]
         return parse_feature(fid, self._run(argv), " ".join(argv))
+
+    def set_feature(self, fid: int, value: int) -> str:
+        """Feature `fid` (one of SETTABLE) set to `value` until the next power cycle: never
+        with --save, so the drive keeps its own saved setting. Only drive_settings.py calls
+        it, which writes the original back. Returns the command that ran."""
+        if fid not in SETTABLE or not 0 <= value <= 0xFFFFFFFF:
+            raise ValueError(f"ssdlab does not set feature 0x{fid:02x} to {value}")
+        # --value= spelled out: nvme-cli 2.10 made -v mean --verbose, and then sets 0 whatever follows
+        argv = ["nvme", "set-feature", self.controller, "-f", f"0x{fid:02x}", f"--value={value}"]
+        self._run(argv)
+        return " ".join(argv)
 
     def _run(self, argv: list[str]) -> str:
         done = self.commands.run(argv, timeout=TIMEOUT_S)
@@ -168,6 +193,53 @@ def _scaled(value: int, scale: int) -> float | None:
     return None if units_per_watt is None else value / units_per_watt
 
 
+def parse_capabilities(text: str, command: str = "nvme id-ctrl") -> Capabilities:
+    """From `nvme id-ctrl -o json`, which every nvme-cli prints with these fields; a field
+    left out counts as 0, as a simulated drive's Identify prints only the fields it has."""
+    doc = Json.parse(text, command)
+
+    def field(key: str) -> int:
+        return doc.optional_integer(key) or 0
+
+    sanicap = field("sanicap")
+    return build(Capabilities, command, volatile_write_cache=bool(field("vwc") & 1),
+                 sanitize_crypto_erase=bool(sanicap & 1), sanitize_block_erase=bool(sanicap >> 1 & 1),
+                 sanitize_overwrite=bool(sanicap >> 2 & 1), max_namespaces=field("nn"),
+                 namespace_management=bool(field("oacs") >> 3 & 1), multi_controller=bool(field("cmic") >> 1 & 1))
+
+
+def parse_sanitize_log(text: str, command: str = "nvme sanitize-log") -> SanitizeLog:
+    """`nvme sanitize-log DEV -o json`: the log under the device's name (`{"nvme0": {...}}`)
+    or at the top; SSTAT an object whose status reads "(2) Sanitize in Progress." (one
+    release printed that text as the key too), or the register itself."""
+    doc = Json.parse(text, command)
+    if not doc.has("sstat"):
+        inner = [key for key in doc.data if doc.has_object(key)]
+        if len(inner) != 1:
+            raise doc.error("sstat", "is missing")
+        doc = doc.child(inner[0])
+    return build(SanitizeLog, command, status=_sanitize_status(doc),
+                 block_erase_s=_sanitize_estimate(doc, "time_block_erase"),
+                 crypto_erase_s=_sanitize_estimate(doc, "time_crypto_erase"))
+
+
+def _sanitize_status(doc: Json) -> int:
+    if not doc.has_object("sstat"):
+        return doc.integer("sstat") & 7
+    sstat = doc.child("sstat")
+    named = sstat.data.get("status")
+    texts = [named] if named is not None else list(sstat.data.values())
+    for text in texts:
+        if isinstance(text, str) and (match := _SANITIZE_STATUS.match(text)):
+            return int(match.group(1))
+    raise sstat.error("status", "is missing, or does not begin with the status number in brackets")
+
+
+def _sanitize_estimate(doc: Json, key: str) -> int | None:
+    seconds = doc.optional_integer(key)
+    return None if seconds is None or seconds in (-1, NO_ESTIMATE) else seconds
+
+
 def parse_smart_log(text: str, command: str = "nvme smart-log") -> HealthLog:
     doc = Json.parse(text, command)
     sensors = ((n, doc.optional_integer(f"temperature_sensor_{n}")) for n in range(1, 9))
@@ -216,7 +288,8 @@ def _critical_warning(doc: Json) -> int:
 def parse_feature(fid: int, text: str, command: str = "nvme get-feature") -> Feature:
     """What `nvme get-feature DEV -f FID -H` prints, the same in nvme-cli 1.x and 2.x:
     `get-feature:0x0c (Autonomous Power State Transition), Current value:0x00000001`,
-    and for APST the 32 entries of its table."""
+    and for APST the 32 entries of its table (for 0x06 a line `Volatile Write Cache
+    Enable (WCE): Enabled`, which the value's bit 0 already says)."""
     if fid not in FEATURES:
         raise ValueError(f"feature 0x{fid:02x} is not one ssdlab decodes")
     match = _FEATURE_LINE.search(text)
@@ -229,6 +302,8 @@ def parse_feature(fid: int, text: str, command: str = "nvme get-feature") -> Fea
         return PowerStateFeature(power_state=value & 0x1F)
     if fid == APST:
         return ApstFeature(enabled=bool(value & 1), entries=_apst_entries(text, command))
+    if fid == VOLATILE_WRITE_CACHE:
+        return VolatileWriteCache(enabled=bool(value & 1))
     if fid == HOST_THERMAL_MANAGEMENT:
         return ThermalManagement(tmt1_c=celsius(value >> 16), tmt2_c=celsius(value & 0xFFFF))
     # threshold in kelvin in bits 15:0, sensor in 19:16, 1 in bits 21:20 for an under-threshold

@@ -120,6 +120,12 @@ class ApstFeature(_Record):
     entries: tuple[ApstEntry, ...] = ()
 
 
+class VolatileWriteCache(_Record):
+    """Feature 06h, Volatile Write Cache: WCE, bit 0 of the value."""
+
+    enabled: bool
+
+
 class PowerStateFeature(_Record):
     """Feature 02h, Power Management: the power state the host last set."""
 
@@ -141,7 +147,31 @@ class TemperatureThreshold(_Record):
     under: bool = Field(description="an under-temperature threshold (else over)")
 
 
-Feature = PowerStateFeature | ApstFeature | ThermalManagement | TemperatureThreshold
+Feature = PowerStateFeature | ApstFeature | ThermalManagement | TemperatureThreshold | VolatileWriteCache
+
+
+class Capabilities(_Record):
+    """What Identify Controller says of the controller where ssdlab changes the drive: the
+    volatile write cache (PTS enterprise turns it off) and sanitize (a purge), and whether the
+    NVM subsystem, which a sanitize erases whole, can hold more than one namespace."""
+
+    volatile_write_cache: bool = Field(description="VWC bit 0: a volatile write cache is present")
+    sanitize_crypto_erase: bool = Field(description="SANICAP bit 0")
+    sanitize_block_erase: bool = Field(description="SANICAP bit 1")
+    sanitize_overwrite: bool = Field(description="SANICAP bit 2")
+    max_namespaces: int = Field(ge=0, description="NN: the largest namespace id the subsystem may have")
+    namespace_management: bool = Field(description="OACS bit 3: namespaces can be made and detached")
+    multi_controller: bool = Field(description="CMIC bit 1: the subsystem may have other controllers")
+
+
+class SanitizeLog(_Record):
+    """Log page 81h, Sanitize Status: the state of the most recent sanitize (SSTAT bits 2:0,
+    sanitize.py names them) and the drive's estimate of each action's time, seconds (None:
+    not reported)."""
+
+    status: int = Field(ge=0, le=7)
+    block_erase_s: int | None = Field(default=None, ge=0)
+    crypto_erase_s: int | None = Field(default=None, ge=0)
 
 
 class HwmonTemperatures(_Record):

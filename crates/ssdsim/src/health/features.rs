@@ -7,6 +7,7 @@ use crate::thermal::ThermalLimits;
 use std::fmt::{self, Write};
 
 pub const POWER_MANAGEMENT: u32 = 0x02;
+pub const VOLATILE_WRITE_CACHE: u32 = 0x06;
 pub const APST: u32 = 0x0c;
 pub const HOST_THERMAL_MANAGEMENT: u32 = 0x10;
 
@@ -33,13 +34,16 @@ impl fmt::Display for InvalidField {
 impl std::error::Error for InvalidField {}
 
 /// Feature `fid` of `drive` now: 02h (power management: the power state the host set,
-/// always PS0, since ssdlab never sets one), 0Ch (APST: the table the host programmed for
-/// the drive's [`Platform`](crate::Platform)) and 10h (host-controlled thermal
-/// management: TMT1 and TMT2, 0 (off) without a thermal model). Any other is refused.
+/// always PS0, since ssdlab never sets one), 06h (volatile write cache: WCE as the host set
+/// it, [`Platform::volatile_write_cache`](crate::Platform::volatile_write_cache)), 0Ch
+/// (APST: the table the host programmed for the drive's [`Platform`](crate::Platform)) and
+/// 10h (host-controlled thermal management: TMT1 and TMT2, 0 (off) without a thermal
+/// model). Any other is refused.
 pub fn get_feature(drive: &Drive, fid: u32) -> Result<String, InvalidField> {
     match fid {
         POWER_MANAGEMENT => Ok(header(fid, "Power Management", 0)
             + "\tWorkload Hint (WH): 0 - No Workload\n\tPower State   (PS): 0\n"),
+        VOLATILE_WRITE_CACHE => Ok(volatile_write_cache(drive.platform().volatile_write_cache)),
         APST => Ok(apst(drive)),
         HOST_THERMAL_MANAGEMENT => Ok(thermal_management(drive.thermal_limits())),
         _ => Err(InvalidField { fid }),
@@ -54,6 +58,13 @@ fn header(fid: u32, name: &str, value: u32) -> String {
         format!("{value:#010x}")
     };
     format!("get-feature:{fid:#04x} ({name}), Current value:{value}\n")
+}
+
+/// WCE, bit 0 of the value, and nvme-cli's line for it (the same from 1.x to 2.11).
+fn volatile_write_cache(on: bool) -> String {
+    let word = if on { "Enabled" } else { "Disabled" };
+    header(VOLATILE_WRITE_CACHE, "Volatile Write Cache", on as u32)
+        + &format!("\tVolatile Write Cache Enable (WCE): {word}\n")
 }
 
 /// APST as Linux programs it (nvme_configure_apst): entry N, for power state N, goes to

@@ -36,6 +36,9 @@ pub struct IdCtrl {
     pub hctma: u16,
     pub mntmt: u16,
     pub mxtmt: u16,
+    /// A volatile write cache is present (bit 0): every simulated drive has one, which the
+    /// host turns on or off (feature 06h).
+    pub vwc: u8,
     pub psds: Vec<PowerStateDescriptor>,
 }
 
@@ -91,6 +94,7 @@ impl IdCtrl {
             hctma: limits.is_some() as u16,
             mntmt: 0,
             mxtmt: 0,
+            vwc: 1,
             psds: table.into_iter().map(descriptor).collect(),
         }
     }

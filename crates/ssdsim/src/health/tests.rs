@@ -297,6 +297,30 @@ fn power_management_is_ps0() {
 }
 
 #[test]
+fn the_volatile_write_cache_is_the_platforms_and_identify_says_the_drive_has_one() {
+    // tests/golden/telemetry/nvme-2.3-get-feature-0x06-{sn850,off}.txt, nvme-cli 2.3's own print
+    let golden_text = |name: &str| {
+        std::fs::read_to_string(format!("{}/{GOLDEN}/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let mut drive = full_drive(Platform::default());
+    assert_eq!(IdCtrl::of(&drive).vwc & 1, 1);
+    assert_eq!(
+        get_feature(&drive, 0x06).unwrap(),
+        golden_text("nvme-2.3-get-feature-0x06-sn850.txt")
+    );
+    drive
+        .set_platform(Platform {
+            volatile_write_cache: false,
+            ..Platform::default()
+        })
+        .unwrap();
+    assert_eq!(
+        get_feature(&drive, 0x06).unwrap(),
+        golden_text("nvme-2.3-get-feature-0x06-off.txt")
+    );
+}
+
+#[test]
 fn thermal_management_is_tmt1_and_tmt2_in_kelvin_and_off_without_a_thermal_model() {
     let sn850 = ThermalLimits {
         wctemp_c: 84.0,
@@ -325,7 +349,10 @@ fn every_other_feature_is_an_invalid_field_and_none_panics() {
     let drive = full_drive(Platform::default());
     for fid in (0..=0x1ffu32).chain([u32::MAX, 1 << 31]) {
         match get_feature(&drive, fid) {
-            Ok(_) => assert!([0x02, 0x0c, 0x10].contains(&fid), "0x{fid:x} answered"),
+            Ok(_) => assert!(
+                [0x02, 0x06, 0x0c, 0x10].contains(&fid),
+                "0x{fid:x} answered"
+            ),
             Err(e) => {
                 assert_eq!(e.fid, fid);
                 assert!(e.to_string().contains("Invalid Field in Command"));

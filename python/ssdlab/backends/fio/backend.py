@@ -46,6 +46,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.external import Commands
 from ssdlab.model import DirectionResult, Op, Phase, SecondPoint, Step, StepResult
 from ssdlab.model.steps import REAL_DRIVES_AGE
+from ssdlab.targets.purge import Purge
 
 ENGINE = "fio"
 FILE_TRIM_ENGINE = "falloc"
@@ -84,7 +85,7 @@ def not_run_note(step: Step) -> str:
 class FioBackend:
     name = ENGINE
 
-    def __init__(self, path: Path, kind: str, purge: Callable[[], tuple[str, ...]],
+    def __init__(self, path: Path, kind: str, purge: Callable[[], Purge],
                  commands: Commands | None = None, ioengine: str | None = None,
                  sleep: Callable[[float], None] = time.sleep, workdir: Path | None = None,
                  io_window: Callable[[float, float], None] | None = None):
@@ -208,10 +209,10 @@ class FioBackend:
 
     def _run_purge(self, step: Step, started: str) -> StepOutcome:
         clock = time.monotonic()
-        commands = self._purge()
+        purge = self._purge()
         result = StepResult(started_at=started, busy_s=time.monotonic() - clock, idle_s=0.0,
-                            engine=self.ioengine, notes=tuple(f"purged with `{c}`" for c in commands))
-        return StepOutcome(result, commands)
+                            engine=self.ioengine, notes=purge.said)
+        return StepOutcome(result, purge.commands)
 
     def _run_bursts(self, step: Step, started: str, tmp: Path, progress: ProgressCallback | None,
                     pattern: _Pattern | None = None) -> StepOutcome:
