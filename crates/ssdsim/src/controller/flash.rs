@@ -294,30 +294,34 @@ impl Flash {
         (ppa, self.after_placement(ppa, stream, pu_done, ready))
     }
 
-    /// Move the `n` valid units from `offset` of `sb`, being reclaimed, to the relocation
-    /// stream (which has room for them in its program unit), their data ready at `ready`:
-    /// mapping changes, and controller time owed for the relocations.
+    /// Move the valid units of `sb`, which is being reclaimed, from `offset` on, to the
+    /// relocation stream, until `quota` are moved (it has room for them in its program unit)
+    /// or `end` is reached, their data ready at `ready`: mapping changes, and controller
+    /// time owed for the relocations. Returns the offset after the last unit looked at and
+    /// the units moved.
     #[inline]
-    pub fn relocate_run(&mut self, sb: u32, offset: u32, n: u32, ready: u64) {
+    pub fn relocate_valid(
+        &mut self,
+        sb: u32,
+        span: (u32, u32),
+        quota: u32,
+        ready: u64,
+    ) -> (u32, u32) {
         let mut lbas = std::mem::take(&mut self.relocated_lbas);
-        if self.tracks_metadata {
-            let units = &self.ftl.reclaim_units(sb)[offset as usize..(offset + n) as usize];
-            lbas.clear();
-            lbas.extend(units.iter().map(|l| l - 1));
-        }
-        let (first, pu_done) = self.ftl.relocate_run(sb, offset, n);
-        if self.tracks_metadata {
-            // In the order of unit-by-unit relocation: the program, if the run completes
-            // its program unit, comes after every unit but the last.
-            let (last, before) = lbas.split_last().expect("a run has units");
+        let (first, next, pu_done) = self.ftl.relocate_valid(sb, span, quota, &mut lbas);
+        if let (true, Some((&last, before))) = (self.tracks_metadata, lbas.split_last()) {
+            // In the order of unit-by-unit relocation: the program, if the units complete
+            // their program unit, comes after every unit but the last.
             self.mark_each_changed(before, ready);
             self.after_placement(first, Stream::Reloc, pu_done, ready);
-            self.mark_changed(*last, *last, ready);
-            self.relocated_unjournaled += n as u64;
+            self.mark_changed(last, last, ready);
+            self.relocated_unjournaled += lbas.len() as u64;
         } else {
             self.after_placement(first, Stream::Reloc, pu_done, ready);
         }
+        let moved = lbas.len() as u32;
         self.relocated_lbas = lbas;
+        (next, moved)
     }
 
     /// The relocations since the last call go into the journal at `t`, and their

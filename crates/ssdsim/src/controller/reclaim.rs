@@ -29,6 +29,9 @@ use crate::geometry::NONE;
 /// units: fewer calls into the relocation loop, while still interleaved finely
 /// with the host's program units (a 32 KiB program unit is 8 units).
 const FORCED_BATCH_UNITS: f64 = 8.0;
+/// The mapping entries of a victim's next units are prefetched this far ahead of its
+/// position: several batches of forced reclaim.
+const PREFETCH_UNITS: u32 = 64;
 /// Background folding is issued in batches of this many units (128 KiB).
 const FOLD_BATCH_UNITS: f64 = 32.0;
 /// Forced reclaim relocates at least this share of a unit per host unit, so that
@@ -73,6 +76,8 @@ struct Victim {
     pu_ready: u64,
     /// Relocations per host unit that keep free space level while emptying it.
     pace: f64,
+    /// Offset up to which the mapping entries of valid units have been prefetched.
+    prefetched: u32,
 }
 
 pub struct Reclaim {
@@ -134,6 +139,7 @@ impl Reclaim {
             cur_pu: NONE,
             pu_ready: 0,
             pace: (v / gain).max(MIN_PACE),
+            prefetched: 0,
         })
     }
 
@@ -152,13 +158,15 @@ impl Reclaim {
         let upu = flash.ftl.geo().units_per_pu;
         let base = c.sb * usb;
         let mut moved = 0u64;
-        while moved < n && c.pos < c.end {
-            let offset = c.pos;
-            if flash.ftl.reclaim_units(c.sb)[offset as usize] == 0 {
-                c.pos += 1;
-                continue;
+        Self::prefetch_ahead(flash, &mut c);
+        while moved < n {
+            // Past the invalid units: the next to move.
+            let units = &flash.ftl.reclaim_units(c.sb)[c.pos as usize..c.end as usize];
+            c.pos += units.iter().take_while(|&&l| l == 0).count() as u32;
+            if c.pos >= c.end {
+                break;
             }
-            let pu = flash.ftl.geo().div_pu.div(offset);
+            let pu = flash.ftl.geo().div_pu.div(c.pos);
             let pu_end = ((pu + 1) * upu).min(c.end);
             if pu != c.cur_pu {
                 // One read of the source program unit brings all its valid units.
@@ -171,18 +179,11 @@ impl Reclaim {
                 let native = flash.open(Stream::Reloc, false, t);
                 debug_assert!(native, "a native superblock always opens");
             }
-            // A run of valid units of this program unit that fits the destination's.
-            let most = (n - moved)
-                .min(flash.ftl.room_in_pu(Stream::Reloc) as u64)
-                .min((pu_end - offset) as u64) as usize;
-            let units = flash.ftl.reclaim_units(c.sb);
-            let run = units[offset as usize..][..most]
-                .iter()
-                .take_while(|&&l| l != 0)
-                .count() as u32;
-            flash.relocate_run(c.sb, offset, run, c.pu_ready);
-            c.pos += run;
-            moved += run as u64;
+            // The valid units of this program unit that fit the destination's.
+            let quota = (n - moved).min(flash.ftl.room_in_pu(Stream::Reloc) as u64) as u32;
+            let (next, k) = flash.relocate_valid(c.sb, (c.pos, pu_end), quota, c.pu_ready);
+            c.pos = next;
+            moved += k as u64;
         }
         flash.journal_relocations(t);
         let a = &mut flash.activity;
@@ -203,6 +204,24 @@ impl Reclaim {
             *self.slot(job) = Some(c);
         }
         moved
+    }
+
+    /// Prefetch the mapping entries of the victim's valid units up to [`PREFETCH_UNITS`]
+    /// past its position, back to back (see `run::commands`: walks issued together overlap),
+    /// so that relocating them later finds them in the CPU's cache.
+    #[inline]
+    fn prefetch_ahead(flash: &Flash, c: &mut Victim) {
+        let to = (c.pos + PREFETCH_UNITS).min(c.end);
+        if c.prefetched >= to {
+            return;
+        }
+        let units = flash.ftl.reclaim_units(c.sb);
+        for &l in &units[c.prefetched.max(c.pos) as usize..to as usize] {
+            if l != 0 {
+                flash.ftl.prefetch((l - 1) as u64);
+            }
+        }
+        c.prefetched = to;
     }
 
     /// Forced reclaim in step with `host_units` host units written at `t`: while free

@@ -597,26 +597,51 @@ impl Ftl {
         (first, self.advance(stream, n))
     }
 
-    /// Move the `n` units from `offset` of `sb`, which is being reclaimed and whose units
-    /// there are all valid, to the relocation stream, which has room for them in its
-    /// program unit. Returns the first new page and whether the program unit is complete.
-    pub fn relocate_run(&mut self, sb: u32, offset: u32, n: u32) -> (Ppa, bool) {
-        debug_assert!(n >= 1 && n <= self.room_in_pu(Stream::Reloc));
+    /// Move the valid units of `sb`, which is being reclaimed, from `offset` on, in order,
+    /// to the relocation stream, until `quota` are moved or `end` is reached; the
+    /// relocation stream has room for `quota` in its program unit. `lbas` gets the LBAs
+    /// moved. Returns the first new page, the offset after the last unit looked at (the
+    /// last moved, or `end`) and whether the program unit is complete.
+    pub fn relocate_valid(
+        &mut self,
+        sb: u32,
+        (offset, end): (u32, u32),
+        quota: u32,
+        lbas: &mut Vec<u32>,
+    ) -> (Ppa, u32, bool) {
+        debug_assert!(quota >= 1 && quota <= self.room_in_pu(Stream::Reloc));
         let first = self.next_page(Stream::Reloc);
         let dest = self.wps[Stream::Reloc as usize].sb;
         let i = self.reclaim_index(sb);
-        let units = offset as usize..(offset + n) as usize;
-        let lbas = &self.reclaiming[i].1[units.clone()];
+        lbas.clear();
+        let mut next = end;
+        for o in offset..end {
+            let unit = &mut self.reclaiming[i].1[o as usize];
+            if *unit == 0 {
+                continue;
+            }
+            #[cfg(test)]
+            {
+                let from = (sb * self.geo.units_per_sb + o) as usize;
+                self.stamp[first as usize + lbas.len()] = self.stamp[from];
+            }
+            lbas.push(*unit - 1);
+            *unit = 0; // moved: no longer valid in the victim
+            if lbas.len() as u32 == quota {
+                next = o + 1;
+                break;
+            }
+        }
+        let n = lbas.len() as u32;
+        debug_assert!(n >= 1, "the unit at `offset` is valid");
         if consecutive(lbas) {
             // Folding sequential data: one run.
-            let lba = lbas[0] - 1;
-            self.set_l2p_run(lba, n, first);
-            self.owners.push_run(dest, lba, n);
+            self.set_l2p_run(lbas[0], n, first);
+            self.owners.push_run(dest, lbas[0], n);
         } else {
             // The destination's reverse map takes the LBAs in runs of consecutive ones.
             let (mut run_start, mut run_len) = (0, 0);
-            for (&l, ppa) in lbas.iter().zip(first..) {
-                let lba = l - 1;
+            for (&lba, ppa) in lbas.iter().zip(first..) {
                 self.l2p[lba as usize] = entry(ppa);
                 if run_len > 0 && run_start + run_len == lba {
                     run_len += 1;
@@ -629,18 +654,11 @@ impl Ftl {
             }
             self.owners.push_run(dest, run_start, run_len);
         }
-        // Moved: no longer valid in the victim.
-        self.reclaiming[i].1[units].fill(0);
-        #[cfg(test)]
-        for j in 0..n {
-            let from = (sb * self.geo.units_per_sb + offset + j) as usize;
-            self.stamp[(first + j) as usize] = self.stamp[from];
-        }
         self.valid[sb as usize] -= n;
         if self.slc[sb as usize] {
             self.slc_valid -= n as u64;
         }
-        (first, self.advance(Stream::Reloc, n))
+        (first, next, self.advance(Stream::Reloc, n))
     }
 
     /// The page the next unit written to `stream` goes to.

@@ -11,6 +11,7 @@
 //! it. Each command is generated [`LOOK_AHEAD`] commands before it is issued, so that
 //! its mapping entries are in the CPU's cache when the controller looks them up.
 
+use super::prefetch::Prefetches;
 use super::spread::Spread;
 use crate::controller::Controller;
 use crate::pattern::SplitSize;
@@ -18,8 +19,8 @@ use crate::rng::Rng;
 use crate::step::{Op, Step};
 
 /// How many commands are generated before they are issued. The mapping entry of a
-/// random command is prefetched when it is generated, which gives it `LOOK_AHEAD`
-/// commands of simulation (microseconds of wall time) to arrive from memory; the
+/// random command is prefetched after it is generated (`super::prefetch`), which gives it
+/// half of `LOOK_AHEAD` commands or more of simulation (microseconds of wall time) to arrive from memory; the
 /// entries of 16 commands are 16 cache lines, far too few to evict one another. The PRNG runs this
 /// many commands ahead of issue (the last ones of a step are never issued), so a
 /// change of this value changes the offsets of every later random step.
@@ -233,6 +234,7 @@ pub(super) struct Commands {
     /// The next [`LOOK_AHEAD`] commands; `head` is the next to issue.
     ring: [Command; LOOK_AHEAD],
     head: usize,
+    prefetches: Prefetches,
 }
 
 impl Commands {
@@ -250,6 +252,7 @@ impl Commands {
             generator,
             ring,
             head: 0,
+            prefetches: Prefetches::new(),
         }
     }
 
@@ -269,7 +272,7 @@ impl Commands {
         self.ring[self.head] = new;
         self.head = (self.head + 1) % LOOK_AHEAD;
         if self.generator.is_random() {
-            dev.prefetch(lba_of(new));
+            self.prefetches.add(lba_of(new), dev);
         }
         command
     }

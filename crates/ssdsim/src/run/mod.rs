@@ -23,6 +23,7 @@ mod closed_loop;
 mod commands;
 #[cfg(test)]
 mod job_tests;
+mod prefetch;
 mod recorder;
 mod replay;
 mod spread;

@@ -15,6 +15,7 @@
 
 use super::closed_loop::{issue, ClosedLoop, Stop, Timing};
 use super::commands::Dir;
+use super::prefetch::Prefetches;
 use super::trace::TraceReader;
 use crate::power::StepTime;
 use std::cmp::Reverse;
@@ -37,6 +38,7 @@ pub(super) fn replay(
     let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(iodepth as usize + 1);
     let (mut busy_ns, mut idle_ns) = (0u64, 0u64);
     let mut last_issue = t0;
+    let mut prefetches = Prefetches::new();
     while let Some(record) = trace.next().map_err(Stop::BadTrace)? {
         let mut t = if timed {
             t0.saturating_add(record.at).max(last_issue)
@@ -60,7 +62,7 @@ pub(super) fn replay(
         }
         let ti = lp.fetched_at(t)?;
         if let Some(ahead) = trace.offset_ahead(LOOK_AHEAD) {
-            lp.dev.prefetch(ahead / crate::geometry::UNIT);
+            prefetches.add(ahead / crate::geometry::UNIT, lp.dev);
         }
         let done = match record.command {
             Some(command) => {
