@@ -634,26 +634,10 @@ impl Ftl {
         }
         let n = lbas.len() as u32;
         debug_assert!(n >= 1, "the unit at `offset` is valid");
-        if consecutive(lbas) {
-            // Folding sequential data: one run.
-            self.set_l2p_run(lbas[0], n, first);
-            self.owners.push_run(dest, lbas[0], n);
-        } else {
-            // The destination's reverse map takes the LBAs in runs of consecutive ones.
-            let (mut run_start, mut run_len) = (0, 0);
-            for (&lba, ppa) in lbas.iter().zip(first..) {
-                self.l2p[lba as usize] = entry(ppa);
-                if run_len > 0 && run_start + run_len == lba {
-                    run_len += 1;
-                } else {
-                    if run_len > 0 {
-                        self.owners.push_run(dest, run_start, run_len);
-                    }
-                    (run_start, run_len) = (lba, 1);
-                }
-            }
-            self.owners.push_run(dest, run_start, run_len);
+        for (&lba, ppa) in lbas.iter().zip(first..) {
+            self.l2p[lba as usize] = entry(ppa);
         }
+        self.owners.push_lbas(dest, lbas);
         self.valid[sb as usize] -= n;
         if self.slc[sb as usize] {
             self.slc_valid -= n as u64;

@@ -82,6 +82,27 @@ impl Owners {
         }
     }
 
+    /// `lbas` are written, in order, into the open superblock `sb`.
+    #[inline]
+    pub fn push_lbas(&mut self, sb: u32, lbas: &[u32]) {
+        match &mut self.logs[sb as usize] {
+            Log::Open(log) => log.extend_from_slice(lbas),
+            _ => {
+                // In runs of consecutive LBAs.
+                let mut rest = lbas;
+                while let Some(&first) = rest.first() {
+                    let n = 1 + rest[1..]
+                        .iter()
+                        .zip(first + 1..)
+                        .take_while(|&(&l, next)| l == next)
+                        .count();
+                    self.push_run(sb, first, n as u32);
+                    rest = &rest[n..];
+                }
+            }
+        }
+    }
+
     /// The log of runs of the open superblock `sb` becomes one in write order.
     #[cold]
     fn write_order(&mut self, sb: u32) {
@@ -228,5 +249,30 @@ mod tests {
         let mut expected = mixed.clone();
         expected.sort_unstable();
         assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn lbas_pushed_together_are_logged_as_pushed_one_by_one() {
+        let lbas: Vec<u32> = (10..20)
+            .chain([5, 900_000, 900_001])
+            .chain(30..40)
+            .collect();
+        let (mut together, mut one_by_one) = (Owners::new(1, 1 << 20), Owners::new(1, 1 << 20));
+        together.open(0);
+        one_by_one.open(0);
+        together.push_lbas(0, &lbas[..12]);
+        together.push_lbas(0, &lbas[12..]);
+        lbas.iter().for_each(|&l| one_by_one.push_run(0, l, 1));
+        for o in [&mut together, &mut one_by_one] {
+            o.close(0);
+        }
+        let logged = |o: &Owners| {
+            let mut seen = Vec::new();
+            o.for_each_lba(0, |l| seen.push(l));
+            seen
+        };
+        assert_eq!(logged(&together), lbas);
+        assert_eq!(logged(&together), logged(&one_by_one));
+        assert!(matches!(together.logs[0], Log::Runs(ref r) if r.len() == 4));
     }
 }
