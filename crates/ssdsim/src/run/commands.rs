@@ -19,11 +19,11 @@ use crate::rng::Rng;
 use crate::step::{Op, Step};
 
 /// How many commands are generated before they are issued. The mapping entry of a
-/// random command is prefetched after it is generated (`super::prefetch`), which gives it
-/// half of `LOOK_AHEAD` commands or more of simulation (microseconds of wall time) to arrive from memory; the
-/// entries of 16 commands are 16 cache lines, far too few to evict one another. The PRNG runs this
-/// many commands ahead of issue (the last ones of a step are never issued), so a
-/// change of this value changes the offsets of every later random step.
+/// random command is prefetched with its batch (`super::prefetch`), which gives it at
+/// least half of `LOOK_AHEAD` commands of simulation (microseconds of wall time) to arrive
+/// from memory; the entries of 16 commands are 16 cache lines, far too few to evict one
+/// another. The PRNG runs this many commands ahead of issue (the last ones of a step are
+/// never issued), so a change of this value changes the offsets of every later random step.
 const LOOK_AHEAD: usize = 16;
 
 /// What a command does; its value indexes per-direction arrays.
