@@ -613,31 +613,57 @@ impl Ftl {
         let first = self.next_page(Stream::Reloc);
         let dest = self.wps[Stream::Reloc as usize].sb;
         let i = self.reclaim_index(sb);
+        #[cfg(test)]
+        let before = self.reclaiming[i].1[offset as usize..end as usize].to_vec();
+        let table = &mut self.reclaiming[i].1;
         lbas.clear();
-        let mut next = end;
-        for o in offset..end {
-            let unit = &mut self.reclaiming[i].1[o as usize];
-            if *unit == 0 {
-                continue;
+        let dense = (offset + quota).min(end);
+        let next = if table[offset as usize..dense as usize]
+            .iter()
+            .all(|&l| l != 0)
+        {
+            // Every unit valid (as in folding a fill): moved in one pass.
+            let units = &mut table[offset as usize..dense as usize];
+            lbas.extend(units.iter().map(|&l| l - 1));
+            units.fill(0); // moved: no longer valid in the victim
+            dense
+        } else {
+            let mut next = end;
+            for o in offset..end {
+                let unit = &mut table[o as usize];
+                if *unit != 0 {
+                    lbas.push(*unit - 1);
+                    *unit = 0;
+                    if lbas.len() as u32 == quota {
+                        next = o + 1;
+                        break;
+                    }
+                }
             }
-            #[cfg(test)]
-            {
-                let from = (sb * self.geo.units_per_sb + o) as usize;
-                self.stamp[first as usize + lbas.len()] = self.stamp[from];
-            }
-            lbas.push(*unit - 1);
-            *unit = 0; // moved: no longer valid in the victim
-            if lbas.len() as u32 == quota {
-                next = o + 1;
-                break;
-            }
-        }
+            next
+        };
         let n = lbas.len() as u32;
         debug_assert!(n >= 1, "the unit at `offset` is valid");
-        for (&lba, ppa) in lbas.iter().zip(first..) {
-            self.l2p[lba as usize] = entry(ppa);
+        #[cfg(test)]
+        {
+            // The moved units' stamps go with them.
+            let base = (sb * self.geo.units_per_sb + offset) as usize;
+            let looked_at = before[..(next - offset) as usize].iter().enumerate();
+            let from = looked_at.filter(|&(_, &l)| l != 0).map(|(j, _)| base + j);
+            for (to, from) in (first as usize..).zip(from) {
+                self.stamp[to] = self.stamp[from];
+            }
         }
-        self.owners.push_lbas(dest, lbas);
+        if consecutive(lbas) {
+            // Folding sequential data: one run.
+            self.set_l2p_run(lbas[0], n, first);
+            self.owners.push_run(dest, lbas[0], n);
+        } else {
+            for (&lba, ppa) in lbas.iter().zip(first..) {
+                self.l2p[lba as usize] = entry(ppa);
+            }
+            self.owners.push_lbas(dest, lbas);
+        }
         self.valid[sb as usize] -= n;
         if self.slc[sb as usize] {
             self.slc_valid -= n as u64;
