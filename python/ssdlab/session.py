@@ -97,6 +97,9 @@ class RunRequest:
     trace_speed: float | None = None  # --trace-speed
     no_timing: bool = False  # --no-timing
     trace_qd: int | None = None  # --trace-qd
+    # a simulated drive's preset as its text (a sweep's variant: distributed/), which `target`
+    # (sim:NAME) then only names; None: the preset `target` names
+    preset_text: str | None = None
 
 
 def selected_tests(request: RunRequest) -> tuple[str, str, list[str]]:
@@ -159,7 +162,7 @@ def default_file_size(test_ids: list[str], scale: Scale) -> int:
 def planned_capacity(request: RunRequest, test_ids: list[str]) -> int:
     """The target's capacity without touching it (for planning and --dry-run)."""
     if request.target.startswith(SIM_PREFIX):
-        return open_simulated(request.target, host=sim_host(request), age=request.age)[0].capacity
+        return open_simulated(request.target, request.preset_text, sim_host(request), request.age)[0].capacity
     path = Path(request.target).expanduser()
     if path.is_block_device():
         return resolve.device_capacity(path)
@@ -210,7 +213,8 @@ def dry_run_document(request: RunRequest) -> dict:
     host = sim_host(request)
     _, _, test_ids = selected_tests(request)
     wait = retention_wait(request, test_ids)
-    simulated = open_simulated(request.target, host=host, age=request.age)[0] if host is not None else None
+    simulated = (open_simulated(request.target, request.preset_text, host, request.age)[0]
+                 if host is not None else None)
     capacity = simulated.capacity if simulated else planned_capacity(request, test_ids)
     endurance = endurance_fields(request, test_ids, simulated.preset.text if simulated else None)
     tests = compile_tests(test_ids, request.scale, capacity, wait, endurance, trace_fields(request, test_ids))
@@ -356,7 +360,7 @@ def start_run(request: RunRequest, show_progress: bool | Callable[[int, list[Tes
     options: dict = {"force": request.force, "power_meter": request.power_meter, "repeat": request.repeat}
     with ExitStack() as holds:
         if host is not None:
-            backend, ident = open_simulated(request.target, host=host, age=request.age)
+            backend, ident = open_simulated(request.target, request.preset_text, host, request.age)
             kind, capacity = TargetKind.SIM, backend.capacity
             options["preset_toml"] = backend.preset.text
             options[SIM_HOST] = host.model_dump()

@@ -30,6 +30,7 @@ from ssdlab.session import (
     endurance_fields,
     planned_capacity,
     power_meter,
+    resume_run,
     retention_wait,
     selected_tests,
     sim_host,
@@ -67,10 +68,8 @@ class Plan:
 
 def plan(targets: Sequence[str], request: RunRequest, asked_jobs: int | None, meminfo: Path = MEMINFO) -> Plan:
     """Refused before anything runs when a target is not simulated or an option does not fit.
-    At once: `asked_jobs` (--jobs), else one drive per usable core, never more than there
-    are drives or than the available memory holds (counting the largest drives)."""
-    if asked_jobs is not None and not 1 <= asked_jobs <= MAX_JOBS:
-        raise SsdlabError(f"--jobs must be 1 to {MAX_JOBS}, not {asked_jobs}")
+    At once: as `plan_requests` says."""
+    _check_jobs(asked_jobs)
     if not targets:
         raise SsdlabError("give a target: a block device, a file, or sim:PRESET (`ssdlab drives`)")
     requests = [replace(request, target=t) for t in targets]
@@ -80,26 +79,42 @@ def plan(targets: Sequence[str], request: RunRequest, asked_jobs: int | None, me
         raise SsdlabError(f"several targets run side by side only when all are simulated drives (sim:PRESET); "
                           f"{', '.join(real)} {'is' if len(real) == 1 else 'are'} not. Run a device or "
                           "file on its own")
-    power_meter(requests[0])  # a simulated drive's power comes from its preset: refused here
+    return plan_requests(requests, asked_jobs, meminfo)
+
+
+def plan_requests(requests: Sequence[RunRequest], asked_jobs: int | None, meminfo: Path = MEMINFO) -> Plan:
+    """Runs of simulated drives, each request checked before any runs (its drive built: a bad
+    preset, or an age it cannot reach, is refused). At once: `asked_jobs` (--jobs), else one
+    drive per usable core, never more than there are drives or than the available memory
+    holds (counting the largest drives)."""
+    _check_jobs(asked_jobs)
+    needs = []
     for r in requests:
+        test_ids = selected_tests(r)[2]
+        power_meter(r)  # a simulated drive's power comes from its preset: refused here
         sim_host(r)
-        retention_wait(r, selected_tests(r)[2])
-        endurance_fields(r, selected_tests(r)[2], load_preset(r.target[len(SIM_PREFIX):]).text)
-    # Building each drive refuses a bad preset, or an age it cannot reach, before any run starts, and
-    # gives its size.
-    needs = sorted((-(-planned_capacity(r, selected_tests(r)[2]) * SIM_BYTES_PER_TB // TB) for r in requests),
-                   reverse=True)
+        retention_wait(r, test_ids)
+        endurance_fields(r, test_ids, r.preset_text or load_preset(r.target[len(SIM_PREFIX):]).text)
+        # Building each drive refuses a bad preset, or an age it cannot reach, before any run starts, and
+        # gives its size.
+        needs.append(-(-planned_capacity(r, test_ids) * SIM_BYTES_PER_TB // TB))
+    needs.sort(reverse=True)
     jobs = min(len(requests), asked_jobs or len(os.sched_getaffinity(0)))
     available = _available_bytes(meminfo)
     if available is None:
-        return Plan(requests, jobs)
+        return Plan(list(requests), jobs)
     fit = 1
     while fit < jobs and sum(needs[:fit + 1]) <= available:
         fit += 1
     if fit == jobs:
-        return Plan(requests, jobs)
-    return Plan(requests, fit, f"running {fit} at a time, not {jobs}: {available / GiB:.1f} GiB of memory is "
-                               f"available and the largest drives need up to {needs[0] / GiB:.1f} GiB each")
+        return Plan(list(requests), jobs)
+    return Plan(list(requests), fit, f"running {fit} at a time, not {jobs}: {available / GiB:.1f} GiB of memory "
+                                     f"is available and the largest drives need up to {needs[0] / GiB:.1f} GiB each")
+
+
+def _check_jobs(asked_jobs: int | None) -> None:
+    if asked_jobs is not None and not 1 <= asked_jobs <= MAX_JOBS:
+        raise SsdlabError(f"--jobs must be 1 to {MAX_JOBS}, not {asked_jobs}")
 
 
 def _available_bytes(meminfo: Path) -> int | None:
@@ -118,13 +133,18 @@ def _available_bytes(meminfo: Path) -> int | None:
 ReporterFor = Callable[[RunRequest, int, list[Test]], Reporter]
 
 
-def run_side_by_side(requests: Sequence[RunRequest], jobs: int, reporter_for: ReporterFor) -> list[Outcome]:
+def run_side_by_side(requests: Sequence[RunRequest], jobs: int, reporter_for: ReporterFor,
+                     resume: Sequence[int | None] | None = None) -> list[Outcome]:
     """Run every request, `jobs` at once; the outcomes in the order of the requests, whose
-    runs are numbered in that order too (each is created once the one before it is)."""
+    runs are numbered in that order too (each is created once the one before it is).
+    `resume`: for each request, the stored run it continues (session.resume_run), or None
+    for a new run; None: every one is new."""
     stop = threading.Event()
     turns = _Turns()
+    continued = list(resume) if resume is not None else [None] * len(requests)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ssdlab-run") as pool:
-        futures = [pool.submit(_run_one, r, turn, turns, stop, reporter_for) for turn, r in enumerate(requests)]
+        futures = [pool.submit(_run_one, r, run_id, turn, turns, stop, reporter_for)
+                   for turn, (r, run_id) in enumerate(zip(requests, continued))]
         try:
             pending = set(futures)
             while pending:  # in slices, so that an interrupt reaches this thread
@@ -133,10 +153,11 @@ def run_side_by_side(requests: Sequence[RunRequest], jobs: int, reporter_for: Re
             stop.set()
             turns.end()
             pool.shutdown(wait=True, cancel_futures=True)
-    return [f.result() if not f.cancelled() else _not_started(r) for r, f in zip(requests, futures)]
+    return [f.result() if not f.cancelled() else _not_started(r, run_id)
+            for r, run_id, f in zip(requests, continued, futures)]
 
 
-def _run_one(request: RunRequest, turn: int, turns: _Turns, stop: threading.Event,
+def _run_one(request: RunRequest, resumed: int | None, turn: int, turns: _Turns, stop: threading.Event,
              reporter_for: ReporterFor) -> Outcome:
     created: list[int] = []
 
@@ -148,16 +169,18 @@ def _run_one(request: RunRequest, turn: int, turns: _Turns, stop: threading.Even
     try:
         turns.wait_for(turn)
         if stop.is_set():
-            return _not_started(request)
-        return Outcome(request.target, start_run(request, show_progress=reporter))
+            return _not_started(request, resumed)
+        if resumed is None:
+            return Outcome(request.target, start_run(request, show_progress=reporter))
+        return Outcome(request.target, resume_run(str(resumed), request.db, None, show_progress=reporter))
     except SsdlabError as exc:
-        return Outcome(request.target, created[0] if created else None, str(exc), exc.exit_code)
+        return Outcome(request.target, created[0] if created else resumed, str(exc), exc.exit_code)
     finally:
         turns.passed(turn)  # also when no run was made: the next one need not wait
 
 
-def _not_started(request: RunRequest) -> Outcome:
-    return Outcome(request.target, None, "not started: interrupted", Interrupted.exit_code)
+def _not_started(request: RunRequest, resumed: int | None = None) -> Outcome:
+    return Outcome(request.target, resumed, "not started: interrupted", Interrupted.exit_code)
 
 
 class _Turns:

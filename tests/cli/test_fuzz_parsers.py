@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from ssdlab.analysis.fill import analyze_fill
 from ssdlab.catalogue import CATALOGUE, check_selection
 from ssdlab.cli.analyze import read_fill_csv
-from ssdlab.cli.run import _test_ids
+from ssdlab.cli.options import parse_test_ids
 from ssdlab.documents import run_document
 from ssdlab.errors import SsdlabError
 from ssdlab.importing.fio_json import read_fio_json
@@ -208,7 +208,7 @@ def test_a_run_id_resolves_or_is_refused_with_a_message(store, text):
        st.sampled_from([",", ", ", ",,", " ,"]))
 def test_a_test_list_is_a_valid_selection_or_a_message(ids, separator):
     try:
-        selected = _test_ids(separator.join(ids))
+        selected = parse_test_ids(separator.join(ids))
         check_selection(selected, "--tests")
     except SsdlabError:
         return

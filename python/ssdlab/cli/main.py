@@ -28,6 +28,8 @@ COMMANDS = {
     "export": "ssdlab.cli.export:export_command",
     "report": "ssdlab.cli.report:report_command",
     "compare": "ssdlab.cli.compare:compare_command",
+    "sweep": "ssdlab.cli.sweep:sweep_command",
+    "sweeps": "ssdlab.cli.sweeps:sweeps_app",
     "tests": "ssdlab.cli.tests:tests_command",
     "suites": "ssdlab.cli.suites:suites_command",
     "analyze": "ssdlab.cli.analyze:analyze_app",

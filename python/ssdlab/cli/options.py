@@ -25,3 +25,10 @@ def size_option(option: str, text: str | None) -> int | None:
         return parse_size(text)
     except ValueError as exc:
         raise SsdlabError(f"{option}: {exc}") from None
+
+
+def parse_test_ids(text: str | None) -> tuple[str, ...] | None:
+    """`--tests a, b`: the ids in order (the session refuses an empty or repeated list)."""
+    if text is None:
+        return None
+    return tuple(t.strip() for t in text.split(",") if t.strip())

@@ -8,7 +8,8 @@ spends beyond its steps (idle-power's idle), moves it on."""
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -19,10 +20,13 @@ from ssdlab.cli.output import err_console, print_alarm, shown
 from ssdlab.execution import SilentReporter
 from ssdlab.model import Step, StepResult, Test
 
+if TYPE_CHECKING:
+    from ssdlab.session import RunRequest
+
 
 class AlarmReporter(SilentReporter):
     """No progress bar (--json), but telemetry notes and alarms still reach the terminal,
-    named by `target` when runs go side by side."""
+    named by `target` when runs go side by side (rich markup: a user's name escaped, `shown`)."""
 
     console: Console = err_console
 
@@ -94,3 +98,75 @@ class ProgressReporter(AlarmReporter):
     def test_finished(self, test: Test, score: dict[str, Any]) -> None:
         self._progress.console.print(f"  {self._prefix}{test.id}: {score['value']:.1f} {score['unit']} "
                                      f"({score['name']})", highlight=False)
+
+
+class SweepProgress:
+    """A sweep's bar: one row for the whole sweep, its ETA from the estimated time of every
+    variant's remaining tests, and a row for each variant while it runs (removed once its
+    last test ends: a sweep may have a thousand)."""
+
+    def __init__(self, title: str, estimated_s: float, variants: int, done: int = 0):
+        self.rows = progress_rows(side_by_side=True)
+        self._variants, self._done, self._completed = variants, done, 0.0
+        self._sweep = self.rows.add_task("sweep", total=max(estimated_s, 1e-9), target=title, test="", step="")
+        self._lock = threading.Lock()  # variants report from their own threads
+        self._count()
+
+    def __enter__(self) -> SweepProgress:
+        self.rows.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.rows.stop()
+
+    def reporter_for(self, request: RunRequest, run_id: int, tests: list[Test]) -> ProgressReporter:
+        """The reporter of one variant's run (side_by_side.ReporterFor)."""
+        return _VariantRow(tests, request.scale, self, f"run {run_id} {shown(request.target)}")
+
+    def moved(self, by: float) -> None:
+        """A variant's run moved on `by` (estimated seconds): so did the sweep."""
+        with self._lock:
+            self._completed += by
+            self.rows.update(self._sweep, completed=self._completed)
+
+    def finished(self) -> None:
+        with self._lock:
+            self._done += 1
+            self._count()
+            if self._done == self._variants:  # the estimates never add up exactly
+                self.rows.update(self._sweep, completed=self.rows.tasks[0].total)
+
+    def _count(self) -> None:
+        self.rows.update(self._sweep, test=f"{self._done}/{self._variants} variants")
+
+
+class _VariantRow(ProgressReporter):
+    """A variant's row, which moves the sweep's row as it moves."""
+
+    def __init__(self, tests: list[Test], scale: Scale, sweep: SweepProgress, target: str):
+        super().__init__(tests, scale, sweep.rows, target)
+        self._sweep = sweep
+        self._last = tests[-1].id if tests else None
+        self._reached = 0.0
+
+    def _moved(self, completed: float) -> None:
+        self._sweep.moved(completed - self._reached)
+        self._reached = completed
+
+    def test_started(self, position: int, total: int, test: Test) -> None:
+        super().test_started(position, total, test)
+        self._moved(self._done)
+
+    def step_progress(self, fraction: float, status: str) -> None:
+        super().step_progress(fraction, status)
+        self._moved(self._done + self._current * fraction)
+
+    def step_finished(self, step: Step, result: StepResult) -> None:
+        super().step_finished(step, result)
+        self._moved(self._done)
+
+    def test_finished(self, test: Test, score: dict[str, Any]) -> None:
+        # no line per test: the sweep's table shows every score at the end
+        if test.id == self._last:
+            self._progress.remove_task(self._task)
+            self._sweep.finished()

@@ -11,13 +11,13 @@ import typer
 from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale
 from ssdlab.catalogue.retention import duration_words
-from ssdlab.cli.options import DbOption, JsonOption, size_option
+from ssdlab.cli.options import DbOption, JsonOption, parse_test_ids, size_option
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, ProgressReporter, progress_rows
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Age, RunStatus
 from ssdlab.session import RunRequest, dry_run_document, start_run
-from ssdlab.side_by_side import Plan, plan, run_side_by_side
+from ssdlab.side_by_side import Outcome, Plan, plan, run_side_by_side
 from ssdlab.text import require_utf8
 from ssdlab.units import format_duration, shown_date
 
@@ -29,13 +29,6 @@ def _age(text: str | None) -> Age | None:
         return Age.parse(text)
     except ValueError as exc:
         raise SsdlabError(f"--age: {exc}") from None
-
-
-def _test_ids(text: str | None) -> tuple[str, ...] | None:
-    """`--tests a, b`: the ids in order (the session refuses an empty or repeated list)."""
-    if text is None:
-        return None
-    return tuple(t.strip() for t in text.split(",") if t.strip())
 
 
 def run_command(
@@ -127,7 +120,7 @@ def run_command(
 ) -> None:
     """Run a suite on a target and store every result (resumable with `ssdlab resume`)."""
     shared = RunRequest(
-        target="", suite=suite, tests=_test_ids(tests),
+        target="", suite=suite, tests=parse_test_ids(tests),
         scale=Scale(scale), size=size_option("--size", size),
         name=None if name is None else require_utf8(name, "--name"),
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
@@ -176,12 +169,12 @@ def _run_side_by_side(runs: Plan, json_out: bool) -> None:
     if runs.note:
         err_console.print(f"[yellow]note:[/] {shown(runs.note)}", highlight=False)
     if json_out:
-        outcomes = run_side_by_side(runs.requests, runs.jobs, lambda r, run_id, tests: AlarmReporter(r.target))
+        outcomes = run_side_by_side(runs.requests, runs.jobs, lambda r, run_id, tests: AlarmReporter(shown(r.target)))
     else:
         with progress_rows(side_by_side=True) as rows:
             outcomes = run_side_by_side(
                 runs.requests, runs.jobs,
-                lambda r, run_id, tests: ProgressReporter(tests, r.scale, rows, f"run {run_id} {r.target}"))
+                lambda r, run_id, tests: ProgressReporter(tests, r.scale, rows, f"run {run_id} {shown(r.target)}"))
     done = [o for o in outcomes if o.error is None]
     if json_out:
         print_json(_run_documents(runs.requests[0].db, [o.run_id for o in done]))
@@ -189,13 +182,18 @@ def _run_side_by_side(runs: Plan, json_out: bool) -> None:
         for o in done:
             console.print(f"run {o.run_id} ({shown(o.target)}) done: `ssdlab show {o.run_id}` for the results",
                           highlight=False)
+    if failed := print_failures(outcomes):
+        raise typer.Exit(failed[0].exit_code)
+
+
+def print_failures(outcomes: list[Outcome]) -> list[Outcome]:
+    """Each run that did not complete, named by its target, with why; returns them."""
     failed = [o for o in outcomes if o.error is not None]
     for o in failed:
         run = "" if o.run_id is None else f"run {o.run_id}: "
         err_console.print(f"[bold red]error:[/] {shown(o.target)}: {run}{shown(o.error, multiline=True)}",
                           highlight=False)
-    if failed:
-        raise typer.Exit(failed[0].exit_code)
+    return failed
 
 
 def _run_documents(db: Path | None, run_ids: list[int]) -> list[dict]:

@@ -47,6 +47,7 @@ from ssdlab.store.records import (
     TEST,
 )
 from ssdlab.store.sql import write_transaction
+from ssdlab.store.sweeps import SweepTables
 from ssdlab.telemetry.meters import StepEnergy
 from ssdlab.telemetry.results import StepTelemetry, TestHealth
 from ssdlab.telemetry.throttle import ThrottleEvent
@@ -112,7 +113,7 @@ _THROTTLE_COLUMNS = ("start_s", "length_s", "mbps_before", "mbps_during", "start
 
 
 @translating_errors
-class Store:
+class Store(SweepTables):
     def __init__(self, path: Path | str | None = None, access: Access = Access.CREATE):
         self.path = Path(path) if path else default_path()
         self._conn = open_database(self.path, access)

@@ -188,6 +188,29 @@ MIGRATIONS: tuple[str, ...] = (
         SELECT id, run_id, 'apst', switch, original, changed_at, restored_at FROM apst_changes;
     DROP TABLE apst_changes;
     """,
+    # 8: sweeps (distributed/): one suite over variants of a simulated drive, each variant its
+    # base preset with some keys overridden and run as an ordinary run. The variants are stored
+    # with the sweep, before any runs, so that a resumed sweep runs exactly those that are missing.
+    """
+    CREATE TABLE sweeps (
+        id          INTEGER PRIMARY KEY,
+        base        TEXT NOT NULL,   -- the base preset as given: a built-in name or a file's path
+        base_toml   TEXT NOT NULL,   -- its text: the variants not yet run are made from it
+        suite       TEXT NOT NULL,   -- as given: a built-in suite's name or a suite file
+        spec        TEXT NOT NULL,   -- JSON: how the variants were given (--set, --variants, --sample)
+        options     TEXT NOT NULL,   -- JSON: what every variant's run shares (tests, scale, the suite's TOML)
+        created_at  TEXT NOT NULL
+    );
+    CREATE TABLE sweep_variants (
+        sweep_id    INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+        idx         INTEGER NOT NULL,   -- in the order the spec gives them
+        name        TEXT NOT NULL,      -- the base and the overrides: wd-sn850-1tb[cache.max_cell_share=0.3]
+        overrides   TEXT NOT NULL,      -- JSON: dotted key -> value
+        run_id      INTEGER REFERENCES runs(id) ON DELETE SET NULL,   -- NULL until its run is made
+        PRIMARY KEY (sweep_id, idx),
+        UNIQUE (sweep_id, name)
+    );
+    """,
 )
 
 

@@ -60,6 +60,9 @@ ENGINE = RecordKind("engine")
 OPTIONS = RecordKind("run options")
 HEALTH = RecordKind("health log", HealthLog)
 TEMPERATURES = RecordKind("temperature series", TemperatureSeries)
+SWEEP_SPEC = RecordKind("sweep spec")
+SWEEP_OPTIONS = RecordKind("sweep options")
+OVERRIDES = RecordKind("variant overrides")
 
 
 def dump(kind: RecordKind, value: BaseModel | dict[str, Any]) -> str:

@@ -1,0 +1,40 @@
+"""Where a sweep's runs go: the interface every runner has, this machine's (local.py) and,
+later, a cluster's.
+
+A runner takes jobs, each a new run of a request or a stored run continued, and gives back
+each job's Outcome (side_by_side.Outcome: the run's id, and why it did not complete), in the
+order of the jobs. New runs are numbered in that order. As each run is made, or continued,
+the runner asks `reporter_for(request, run_id, tests)` for the reporter that follows it (the
+progress of the whole sweep, and the sweep's record of which run is whose). An interrupt
+(Ctrl-C, SIGTERM) stops every running job at its next step, leaving it resumable, starts
+no more, and the outcomes say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ssdlab.session import RunRequest
+from ssdlab.side_by_side import Outcome, ReporterFor
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """A new run of `request`, or, with `resume`, the stored run of that id continued (its
+    request then says where it is stored and, for planning, which drive it is)."""
+
+    request: RunRequest
+    resume: int | None = None
+
+
+class Runner(Protocol):
+    @property
+    def note(self) -> str | None:
+        """What the user should know of where the jobs run (fewer at once than asked, and why)."""
+
+    def run(self, jobs: Sequence[RunJob], reporter_for: ReporterFor) -> list[Outcome]: ...
+
+
+__all__ = ["Outcome", "ReporterFor", "RunJob", "Runner"]
