@@ -9,7 +9,9 @@ failure (the caller's `finally`); when the process was killed, the next `ssdlab`
 (`restore_pending`), leaving alone the changes of a run that a live process holds. Writing
 back is idempotent: it writes the recorded original, whatever the drive holds now. Neither
 change outlives a power cycle: the kernel programs APST anew, and feature 06h is set
-without --save.
+without --save. So a change left from before the machine restarted (another kernel boot_id)
+is gone already, and is only marked so; and one whose node now holds another drive (its
+serial number not the one recorded) is left for when that drive is back.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from ssdlab.telemetry.nvme import (
     write_latency_tolerance,
 )
 
+BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+
 
 class Setting(Protocol):
     kind: ClassVar[str]  # which setting, as stored
@@ -39,6 +43,9 @@ class Setting(Protocol):
         """Where it is, as stored: enough to write it again after a kill."""
 
     def read(self) -> str: ...
+
+    def drive(self) -> str | None:
+        """The serial number of the drive it belongs to; None when it cannot be read."""
 
     def write(self, value: str) -> str:
         """Writes `value`; returns what was done, in words. SsdlabError when the drive or the
@@ -64,6 +71,12 @@ class ApstSwitch:
 
     def read(self) -> str:
         return read_latency_tolerance(self.switch)
+
+    def drive(self) -> str | None:
+        try:  # the controller's own attribute, beside its power/ directory
+            return (self.switch.parent.parent / "serial").read_text().strip() or None
+        except OSError:
+            return None
 
     def write(self, value: str) -> str:
         try:
@@ -91,6 +104,12 @@ class WriteCacheFeature:
 
     def read(self) -> str:
         return "1" if self.nvme.get_feature(VOLATILE_WRITE_CACHE).enabled else "0"
+
+    def drive(self) -> str | None:
+        try:
+            return self.nvme.id_ctrl().serial or None
+        except SsdlabError:
+            return None
 
     def write(self, value: str) -> str:
         if value not in ("0", "1"):
@@ -127,7 +146,8 @@ def change(store: Store, run_id: int, setting: Setting, value: str) -> Change:
         original = setting.read()
     except SsdlabError as exc:
         raise SettingUnavailable(str(exc)) from None
-    change_id = store.record_setting_change(run_id, setting.kind, setting.place, original)
+    change_id = store.record_setting_change(run_id, setting.kind, setting.place, original,
+                                            drive=setting.drive(), boot_id=boot_id())
     try:
         done = setting.write(value)
     except SsdlabError as exc:
@@ -152,12 +172,22 @@ KINDS: dict[str, type[ApstSwitch] | type[WriteCacheFeature]] = {
     setting.kind: setting for setting in (ApstSwitch, WriteCacheFeature)}
 
 
-def restore_pending(store: Store, commands: Commands | None = None) -> list[str]:
+def boot_id(path: Path = BOOT_ID) -> str | None:
+    """The kernel's id of this boot (another after every restart); None where there is none."""
+    try:
+        return path.read_text().strip() or None
+    except OSError:
+        return None
+
+
+def restore_pending(store: Store, commands: Commands | None = None, boot: str | None = None) -> list[str]:
     """Write back every recorded original that no live run owns; one line per change,
-    saying what was done (or why it could not be, to be tried again at the next start)."""
+    saying what was done (or why it could not be, to be tried again at the next start).
+    `boot`: this boot's id (read when not given)."""
     commands = commands or Commands()
+    boot = boot or boot_id()
     done = []
-    for change_id, run_id, kind, place, original in store.unrestored_setting_changes():
+    for change_id, run_id, kind, place, original, drive, changed_in in store.unrestored_setting_changes():
         if locks.run_is_held(store.path, run_id):
             continue  # its run is measuring now, and restores it itself
         known = KINDS.get(kind)
@@ -165,8 +195,19 @@ def restore_pending(store: Store, commands: Commands | None = None) -> list[str]
             done.append(f"run {run_id} left a setting this ssdlab does not know changed ({kind[:40]!r}): "
                         "nothing done")
             continue
+        if changed_in is not None and boot is not None and changed_in != boot:
+            store.setting_restored(change_id)
+            done.append(f"{known.left} by run {run_id} at {place} is gone: the machine has restarted since, "
+                        "and the drive came back with its own setting (ssdlab never saves its changes)")
+            continue
+        setting = known.at(place, commands)
+        if drive is not None and (now := setting.drive()) != drive:
+            done.append(f"{known.left} by run {run_id} not restored: {place} is not the drive the run changed "
+                        f"(serial {drive[:40]}, now {(now or 'unknown')[:40]}); ssdlab restores it when that "
+                        "drive is back, and the drive's next power cycle undoes the change anyway")
+            continue
         try:
-            how = known.at(place, commands).write(original)
+            how = setting.write(original)
         except SsdlabError as exc:
             done.append(f"{known.left} by run {run_id} could not be restored: {exc}; "
                         "ssdlab tries again at its next start")

@@ -97,7 +97,7 @@ def test_a_database_from_before_telemetry_gains_its_tables_and_reads_without_any
     with Store(copy) as store:  # for writing: migrated in place
         store.add_telemetry_notes(1, ["resumed by a newer ssdlab"])
     with closing(sqlite3.connect(copy)) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 8
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 9
         assert db.execute("SELECT note FROM telemetry_notes").fetchall() == [("resumed by a newer ssdlab",)]
 
 

@@ -80,6 +80,17 @@ def test_restore_is_idempotent_and_spares_a_live_run(tmp_path, switch):
         assert [c[0] for c in store.unrestored_setting_changes()] == [live]
 
 
+def test_a_switch_of_another_drive_at_the_controller_is_not_written(tmp_path, switch):
+    serial = switch.parent.parent / "serial"
+    serial.write_text("21050A800123\n")
+    with Store(tmp_path / "db") as store:
+        store.record_setting_change(RUN_ID, "apst", str(switch), "any", drive="21050A800123")
+        serial.write_text("S4EWNX0R000000Z\n")  # the run killed, another drive put in
+        assert restore_pending(store)[0].startswith(f"APST left off by run {RUN_ID} not restored: {switch} is not "
+                                                    "the drive the run changed (serial 21050A800123, now S4EWNX0R")
+        assert switch.read_text() == "100000\n" and len(store.unrestored_setting_changes()) == 1
+
+
 def test_a_change_stored_before_the_table_was_made_general_is_still_restored(tmp_path, switch):
     """Schema 6 kept APST changes in `apst_changes`; migration 7 moves them to `setting_changes`."""
     db = tmp_path / "db"

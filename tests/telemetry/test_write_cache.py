@@ -101,9 +101,10 @@ def test_the_original_is_stored_then_the_cache_set_and_restored_after_the_test(t
         assert wce(pages) == 1 and changes(store.path)[0][4] == 1
     assert cache.said() == {"asked": "off", "set": True, "original": "on",
                             "how": f"{SET_OFF}; restored to 1 after the test"}
-    # read, then set, then set back, and never saved: a power cycle brings back the drive's own
-    assert calls(pages)[-3:] == ["nvme get-feature /dev/nvme0 -f 0x06 -H", f"nvme {SET_OFF[5:]}",
-                                 "nvme set-feature /dev/nvme0 -f 0x06 --value=1"]
+    # read (and whose drive it is), then set, then set back, and never saved: a power cycle
+    # brings back the drive's own
+    assert calls(pages)[-4:] == ["nvme get-feature /dev/nvme0 -f 0x06 -H", "nvme id-ctrl /dev/nvme0 -o json",
+                                 f"nvme {SET_OFF[5:]}", "nvme set-feature /dev/nvme0 -f 0x06 --value=1"]
     assert not (pages / "feature-0x06.saved").exists()
 
 
@@ -167,6 +168,41 @@ def test_a_failed_restore_is_said_and_left_to_the_next_start(tmp_path, pages):
         assert restore_pending(store) == ["restored the volatile write cache (NVMe feature 06h) left changed "
                                           "by run 7: nvme set-feature /dev/nvme0 -f 0x06 --value=1"]
     assert wce(pages) == 1 and changes(tmp_path / "db")[0][4] == 1
+
+
+def left_off(store: Store, tmp_path: Path, pages: Path) -> None:
+    """The cache left off by a test whose restore failed, as a killed run leaves it."""
+    with write_cache(store, "off", tmp_path).held():
+        (pages / "fail-0x09").write_text("0x4002\n")
+    (pages / "fail-0x09").unlink()
+    assert wce(pages) == 0 and store.unrestored_setting_changes()[0][5] == DRIVES["sn850"].id_ctrl.sn
+
+
+def test_another_drive_at_the_node_is_not_touched_until_the_one_changed_is_back(tmp_path, pages):
+    sn850 = DRIVES["sn850"]
+    with Store(tmp_path / "db") as store:
+        left_off(store, tmp_path, pages)
+        swapped = dataclasses.replace(sn850.id_ctrl, sn="S4EWNX0R000000Z")
+        (pages / "id-ctrl.bin").write_bytes(swapped.pack())
+        before = len(calls(pages))
+        assert restore_pending(store) == [
+            "the volatile write cache (NVMe feature 06h) left changed by run 7 not restored: /dev/nvme0 is not "
+            f"the drive the run changed (serial {sn850.id_ctrl.sn}, now S4EWNX0R000000Z); ssdlab restores it "
+            "when that drive is back, and the drive's next power cycle undoes the change anyway"]
+        assert wce(pages) == 0 and not any("set-feature" in c for c in calls(pages)[before:])
+        (pages / "id-ctrl.bin").write_bytes(sn850.id_ctrl.pack())
+        assert restore_pending(store)[0].startswith("restored the volatile write cache")
+    assert wce(pages) == 1 and changes(tmp_path / "db")[0][4] == 1
+
+
+def test_a_change_from_before_a_restart_is_gone_already_and_not_written(tmp_path, pages):
+    with Store(tmp_path / "db") as store:
+        left_off(store, tmp_path, pages)
+        before = len(calls(pages))
+        assert restore_pending(store, boot="another boot") == [
+            "the volatile write cache (NVMe feature 06h) left changed by run 7 at /dev/nvme0 is gone: the machine "
+            "has restarted since, and the drive came back with its own setting (ssdlab never saves its changes)"]
+        assert store.unrestored_setting_changes() == [] and wce(pages) == 0 and calls(pages)[before:] == []
 
 
 def test_a_live_runs_change_is_left_to_it(tmp_path, pages):

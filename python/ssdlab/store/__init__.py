@@ -367,16 +367,19 @@ class Store(SweepTables):
 
     # -- drive setting changes (drive_settings.py) ---------------------------
 
-    def record_setting_change(self, run_id: int, setting: str, place: str, original: str) -> int:
-        """Committed before the setting is written: the original survives a kill."""
+    def record_setting_change(self, run_id: int, setting: str, place: str, original: str,
+                              drive: str | None = None, boot_id: str | None = None) -> int:
+        """Committed before the setting is written: the original survives a kill. `drive`: the
+        serial number of the drive whose setting it is; `boot_id`: the kernel's, then."""
         with write_transaction(self._conn) as db:
-            return db.execute("INSERT INTO setting_changes (run_id, setting, place, original, changed_at)"
-                              " VALUES (?,?,?,?,?)", (run_id, setting, place, original, now())).lastrowid
+            return db.execute("INSERT INTO setting_changes (run_id, setting, place, original, changed_at, drive,"
+                              " boot_id) VALUES (?,?,?,?,?,?,?)",
+                              (run_id, setting, place, original, now(), drive, boot_id)).lastrowid
 
-    def unrestored_setting_changes(self) -> list[tuple[int, int, str, str, str]]:
-        """(id, run id, setting, place, original) of every change not yet undone, newest first:
-        undone in that order, the oldest original is the one left."""
-        return self._conn.execute("SELECT id, run_id, setting, place, original FROM setting_changes"
+    def unrestored_setting_changes(self) -> list[tuple[int, int, str, str, str, str | None, str | None]]:
+        """(id, run id, setting, place, original, drive, boot id) of every change not yet undone,
+        newest first: undone in that order, the oldest original is the one left."""
+        return self._conn.execute("SELECT id, run_id, setting, place, original, drive, boot_id FROM setting_changes"
                                   " WHERE restored_at IS NULL ORDER BY id DESC").fetchall()
 
     def setting_restored(self, change_id: int) -> None:

@@ -211,6 +211,13 @@ MIGRATIONS: tuple[str, ...] = (
         UNIQUE (sweep_id, name)
     );
     """,
+    # 9: whose setting a change was, and in which boot: a change left by a killed run is written
+    # back only to the same drive (a drive swapped in at the same node is not touched), and one
+    # from before the machine restarted is gone already (ssdlab never saves its changes).
+    """
+    ALTER TABLE setting_changes ADD COLUMN drive TEXT;   -- the drive's serial number; NULL unknown
+    ALTER TABLE setting_changes ADD COLUMN boot_id TEXT; -- the kernel's boot_id then; NULL unknown
+    """,
 )
 
 
