@@ -11,7 +11,7 @@ ones (python/ssdlab/suites/*.toml, drives/*.toml, tests/golden/fio/*.fio, job
 files, fill curves and a trace per format written here, the real fio outputs of
 tests/golden/fio_json imported with `import fio-json` and read back, run names, sizes, scales, run
 ids, test lists, the endurance test's volumes, probes and workloads, the trace test's traces
-and options): byte flips,
+and options, sweeps' keys, values, ranges, variants files and sweep ids): byte flips,
 truncation, bytes that are not UTF-8, a byte-order mark, huge, negative, zero, NaN and
 infinite numbers, control characters, duplicated, removed and swapped lines (so
 duplicated and missing keys). Everything is drawn from --seed before anything runs, so
@@ -68,7 +68,7 @@ class Case:
     kind: str
     commands: list[Argv]                          # after `python -m ssdlab`, run in order
     files: dict[str, bytes] = field(default_factory=dict)
-    needs_runs: bool = False                      # a copy of the database with two runs
+    needs_runs: bool = False                      # a copy of the database with two runs and a sweep
     # damage done to that copy: (where, as a share of its length; bytes overwritten, 0 to
     # cut it there; seed of the bytes written)
     damage: list[tuple[float, int, int]] = field(default_factory=list)
@@ -335,13 +335,55 @@ def import_case(rng: random.Random, seeds: Seeds) -> Case:
     return Case("import", commands, {name.decode(): data for name, data in files.items()}, needs_runs=True)
 
 
+# Sweeps of the small drive (docs/sweeps.md): its keys with values, some refused (a misspelt key,
+# a table, a value of another type, one the simulator refuses), ranges, and lists of variants.
+SWEEP_SETS = [b"cache.max_cell_share=0.3,0.7", b"geometry.dies_per_channel=4,8", b"drive.nand.tlc.t_prog_us=500,700",
+              b"cache.idle_fold=true,false", b"ftl.victim_policy=greedy", b"host.link=pcie4x4,pcie3x4",
+              b"cache.max_cel_share=0.3", b"geometry=4", b"geometry.dies_per_channel=4.0", b"user_capacity_gb=99"]
+SWEEP_RANGES = [b"cache.max_cell_share=0.2..0.8", b"geometry.dies_per_channel=4..8", b"nand.tlc.t_prog_us=400..900",
+                b"cache.idle_fold=0..1", b"cache.max_cell_share=0.9..0.1", b"geometry.channels=1..64"]
+# Not mutated: a mutation can make a count of a thousand runs ("1_000"), which takes longer than a timeout.
+SAMPLE_COUNTS = [b"2", b"3", b"0", b"-1", b"1001", b"two"]
+SWEEP_SEEDS = [b"1", b"0", b"-1", b"9223372036854775808", b"x"]
+VARIANT_FILES = {"v.toml": b"[[variants]]\ncache.max_cell_share = 0.3\ngeometry.dies_per_channel = 8\n\n"
+                           b"[[variants]]\n[variants.cache]\nidle_fold = false\n",
+                 "v.csv": b"cache.max_cell_share,geometry.dies_per_channel\n0.3,8\n0.5,4\n"}
+
+
+def sweep_case(rng: random.Random, seeds: Seeds) -> Case:
+    """A sweep of the small drive, a grid, a list or samples, one value of it mutated (or the id
+    of a stored sweep, in every command that takes one), then the commands that read sweeps."""
+    sweep = [b"sweep", str(SMALL_PRESET).encode(), b"--tests", b"seq-read-burst", b"--scale", b"0.001"]
+    files, sweep_id = {}, b"latest"
+    choice = rng.randrange(4)
+    if choice == 0:
+        given = [b"--set", argument(rng, SWEEP_SETS)] + ([b"--set", rng.choice(SWEEP_SETS)] if rng.random() < 0.5
+                                                         else [])
+    elif choice == 1:
+        name = rng.choice(sorted(VARIANT_FILES))
+        files[name] = mutate(rng, VARIANT_FILES[name])
+        given = [b"--variants", name.encode()]
+    elif choice == 2:
+        given = [b"--sample", argument(rng, SWEEP_RANGES), b"--samples", rng.choice(SAMPLE_COUNTS),
+                 *([b"--seed", argument(rng, SWEEP_SEEDS)] if rng.random() < 0.5 else [])]
+    else:
+        given, sweep_id = [b"--set", SWEEP_SETS[0]], argument(rng, RUN_IDS)
+    jobs = [b"--jobs", argument(rng, JOBS)] if rng.random() < 0.2 else []
+    commands = [db(*sweep, *given, *jobs), db(b"sweeps"), db(b"sweeps", b"show", sweep_id, b"--csv", b"t.csv"),
+                db(b"sweeps", b"show", sweep_id, b"--json"), db(b"sweep", b"--resume", sweep_id)]
+    if rng.random() < 0.15:  # its page, and chart export (vl-convert), the slowest commands
+        commands.append(db(b"sweeps", b"report", sweep_id, b"-o", b"r.html", b"--svg", b"charts"))
+    return Case("sweep", commands, files, needs_runs=True)
+
+
 def recover_case(rng: random.Random, seeds: Seeds) -> Case:
     """The runs database damaged (bytes overwritten, or cut short), recovered, and the copy
-    read by the commands that read runs."""
+    read by the commands that read runs and sweeps."""
     damage = [(rng.random(), rng.choice([0, 1, 16, 100, 4096, 65536]), rng.randrange(1 << 30))
               for _ in range(rng.randint(1, 3))]
-    commands = [db(b"db", b"recover", b"ssdlab.db", b"-o", b"new.db"),
-                [b"runs", b"--db", b"new.db"], [b"show", b"latest", b"--db", b"new.db"]]
+    commands = [[b"db", b"recover", b"ssdlab.db", b"-o", b"new.db"],  # it takes no --db: DAMAGED is its argument
+                [b"runs", b"--db", b"new.db"], [b"show", b"latest", b"--db", b"new.db"],
+                [b"sweeps", b"show", b"1", b"--db", b"new.db"]]
     return Case("recover", commands, needs_runs=True, damage=damage)
 
 
@@ -403,7 +445,8 @@ def make_case(rng: random.Random, seeds: Seeds) -> Case:
 
 # How many inputs of each kind, per 1000.
 MIX = [(suite_case, 140), (preset_case, 140), (jobfile_case, 180), (csv_case, 120),
-       (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 60), (make_case, 30), (import_case, 60)]
+       (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 60), (make_case, 30), (import_case, 60),
+       (sweep_case, 60)]
 
 
 def draw_cases(seed: int, count: int) -> list[Case]:
@@ -491,12 +534,16 @@ def damaged(path: Path, damage: list[tuple[float, int, int]]) -> None:
 
 
 def make_runs_db(work: Path) -> Path:
-    """Two stored runs (the commands that read runs need some)."""
+    """Two stored runs (the commands that read runs need some), then a sweep of two more (those
+    that read sweeps, and `db recover`, which carries them)."""
     path = work / "runs.db"
     for name in ("first", "second"):
         subprocess.run([sys.executable, "-m", "ssdlab", "run", SMALL_SIM, "--tests",
                         "seq-read-burst", "--scale", "0.001", "--name", name, "--db", str(path)],
                        check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "ssdlab", "sweep", str(SMALL_PRESET), "--set",
+                    "cache.max_cell_share=0.3,0.7", "--tests", "seq-read-burst", "--scale", "0.001",
+                    "--db", str(path)], check=True, capture_output=True)
     return path
 
 

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ssdlab.cli.output import console, shown
-from ssdlab.store.recovery import Recovery, recover, row_counts
+from ssdlab.store.recovery import Recovery, SweepLoss, recover, row_counts
 
 db_app = typer.Typer(help="The database itself: `recover` copies what can be read of a damaged one.",
                      no_args_is_help=True)
@@ -29,7 +29,8 @@ def recover_command(
     written (the message says why)."""
     recovered = recover(damaged, new)
     copied = recovered.copied
-    console.print(f"recovered {copied['runs']} runs, {copied['tests']} tests and {copied['steps']} steps "
+    sweeps = f", and {copied['sweeps']} sweeps of {copied['sweep_variants']} variants," if copied["sweeps"] else ""
+    console.print(f"recovered {copied['runs']} runs, {copied['tests']} tests and {copied['steps']} steps{sweeps} "
                   f"from {shown(damaged)} into {shown(new)}"
                   + (": everything could be read" if recovered.complete else ""), highlight=False)
     for line in _losses(recovered):
@@ -53,4 +54,17 @@ def _losses(recovered: Recovery) -> list[str]:
         counts = row_counts(rows - Counter(runs=rows["runs"]))
         lines.append(f"[yellow]left out: run {run_id}[/], whose own row could not be read"
                      + (f", with its rows ({counts})" if counts else ""))
+    return lines + [line for loss in recovered.sweeps for line in _sweep_losses(loss)]
+
+
+def _sweep_losses(loss: SweepLoss) -> list[str]:
+    sweep = f"sweep {loss.sweep_id}"
+    if loss.own_row:
+        return [f"[yellow]left out: {sweep}[/], whose own row could not be read, with the {loss.variants} variants "
+                "read of it (their runs are kept)"]
+    lines = [f"[yellow]{sweep}[/] lost {loss.variants} of its variants: their rows could not be read, and "
+             "`ssdlab sweep --resume` cannot run them"] if loss.variants else []
+    if loss.runs:
+        lines.append(f"[yellow]{sweep}[/]: the runs of {len(loss.runs)} of its variants are lost "
+                     f"({shown(', '.join(loss.runs))}): `ssdlab sweep --resume {loss.sweep_id}` runs them anew")
     return lines

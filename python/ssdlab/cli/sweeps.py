@@ -1,5 +1,9 @@
 """`ssdlab sweeps`: the stored sweeps; `ssdlab sweeps show N`: a sweep's table, a row per
-variant with its overrides and primary scores (`--csv FILE` writes it)."""
+variant with its overrides and primary scores (`--csv FILE` writes it); `ssdlab sweeps report N
+-o FILE`: its HTML page, the table and each score charted against each swept key.
+
+The sweep's page is a command of `sweeps`, as `show` is, rather than an option of `ssdlab
+report`: a sweep's id and a run's are numbered apart, and `report 3` always means run 3."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from rich.table import Table
 
 from ssdlab.cli.options import DbOption, JsonOption
 from ssdlab.cli.output import console, print_json, shown
+from ssdlab.cli.report import OutputOption, PngOption, SvgOption, export_files, write_page
 from ssdlab.distributed.overrides import short_key, shown_value
 from ssdlab.distributed.results import SweepTable, sweep_table
 from ssdlab.errors import SsdlabError
@@ -69,9 +74,28 @@ def show_sweep(
         print_table(table)
 
 
+@sweeps_app.command("report")
+def report_sweep(
+    sweep_id: Annotated[str, typer.Argument(metavar="SWEEP_ID", help="a sweep id from `ssdlab sweeps`, or latest")],
+    output: OutputOption,
+    png: PngOption = None,
+    svg: SvgOption = None,
+    db: DbOption = None,
+) -> None:
+    """Write an HTML page of a sweep: its variants' table, each score charted against each swept key."""
+    with Store.open_existing(db, readonly=True) as store:
+        table = sweep_table(store, store.resolve_sweep_id(sweep_id))
+    from ssdlab.report.page import render_sweep  # loads altair: once the sweep is found
+    from ssdlab.report.sweep_sections import sweep_view
+
+    view = sweep_view(table)
+    write_page(output, render_sweep(view), f"{len(view.table.rows)} variants, {len(view.charts)} charts")
+    export_files(view.charts, png, svg)
+
+
 def print_table(table: SweepTable) -> None:
     """A row per variant: its run and state, each swept key's value, each test's primary score."""
-    from ssdlab.report.summary import ScoreCell, format_value  # the report's number format; it loads altair
+    from ssdlab.report.sweep_sections import score_text  # the report's number format; it loads altair
 
     sweep = table.sweep
     console.print(f"sweep {sweep.id}: {shown(sweep.base)}, suite {shown(sweep.suite)} at scale "
@@ -82,8 +106,7 @@ def print_table(table: SweepTable) -> None:
     for column in table.tests:
         out.add_column(f"{shown(column.test)}\n{shown(column.name)}", justify="right")
     for row in table.rows:
-        scores = [format_value(ScoreCell(value, column.unit, None)) if (value := row.scores.get(column.test))
-                  is not None else "" for column in table.tests]
+        scores = [score_text(row.scores.get(column.test), column.unit) for column in table.tests]
         out.add_row("" if row.run_id is None else str(row.run_id), row.status,
                     *(shown(shown_value(row.overrides[k])) if k in row.overrides else "" for k in table.keys),
                     *scores)

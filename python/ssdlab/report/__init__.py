@@ -1,4 +1,4 @@
-"""Reports of stored runs: one self-contained HTML page, and every chart as PNG/SVG.
+"""Reports of stored runs and sweeps: one self-contained HTML page, and every chart as PNG/SVG.
 
     data      the store -> plain per-test, per-run records (`gather`)
     summary   the primary-score table, shared with `ssdlab compare`
@@ -6,7 +6,8 @@
     sections  the section of each test, chosen by the shape of its measured steps
     lab_sections  the shapes of the lab and enterprise tests (registered here)
     power_sections  the charts of the power suite's scores (idle-wake's wake-up latency)
-    page      the HTML page (jinja2, autoescaped), with Vega inlined
+    sweep_sections  a sweep's page: its variants' table, each score against each swept key
+    page      the HTML pages (jinja2, autoescaped; templates/base.html.j2 frames both), with Vega inlined
     export    the charts as PNG and SVG files
 """
 

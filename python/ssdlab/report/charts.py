@@ -1,7 +1,8 @@
 """The charts of a report, as Vega-Lite specs built with altair.
 
 Every builder takes plain rows (dicts) and the run labels in report order, so a
-run keeps its colour in every chart, and returns a `Chart`. Every axis names its
+run keeps its colour in every chart, and returns a `Chart`; a sweep's chart
+(score_against_key) has a point per variant instead. Every axis names its
 unit: MB/s is 10^6 bytes/s, GiB written, µs latency, QD, read share %.
 
 The rows go into the spec's top-level `datasets` after altair has validated the
@@ -21,6 +22,7 @@ import altair as alt
 WIDTH = 640
 HEIGHT = 320
 MBPS_AXIS = "throughput (MB/s)"
+POINT_PADDING = 12  # px inside the axes: a point at the end of a scale is drawn whole
 PHASE_COLOURS = {"cache": "#4c9f70", "native": "#e0a030", "folding": "#c0504d"}
 Rows = Sequence[dict[str, Any]]
 
@@ -246,3 +248,35 @@ def _decades(low: float, high: float) -> list[float]:
         return [10.0 ** k for k in range(math.ceil(math.log10(max(limit, 1.0))) + 1)]
     below = powers(-low) if low < 0 else []
     return [*(-t for t in reversed(below)), 0.0, *powers(high)]
+
+
+def score_against_key(name: str, title: str, rows: Rows, key: str, score_axis: str,
+                      categories: Sequence[str] | None = None, whole: bool = False, colour: str | None = None,
+                      colour_numeric: bool = False, lines: bool = True) -> Chart:
+    """A sweep's score against one swept key. Rows: variant, run, value (the key's), score, and
+    series (the other keys' values) with a `colour` title. The key's values are numbers, on a
+    numeric axis (`whole`: integers, ticked at whole numbers), unless `categories` orders them
+    as text. With `lines`, a line per series, its points marked; else points only (random
+    samples share no other keys' values). A numeric series is a gradient; text ones keep the
+    rows' order."""
+    if categories is None:
+        x = alt.X("value:Q", title=key, scale=alt.Scale(zero=False, padding=POINT_PADDING),
+                  axis=alt.Axis(tickMinStep=1, format="d") if whole else alt.Undefined)
+    else:
+        x = alt.X("value:N", title=key, sort=list(categories), axis=alt.Axis(labelAngle=0))
+    tooltip = [alt.Tooltip("variant:N", title="variant"), alt.Tooltip("run:N", title="run"),
+               alt.Tooltip("value:Q" if categories is None else "value:N", title=key),
+               alt.Tooltip("score:Q", title=score_axis, format=",.2f")]
+    encoding: dict[str, Any] = {"x": x, "y": alt.Y("score:Q", title=score_axis,
+                                                    scale=alt.Scale(zero=False, padding=POINT_PADDING)),
+                                "tooltip": tooltip}
+    if colour is not None:
+        encoding["color"] = (
+            alt.Color("series:Q", title=colour, scale=alt.Scale(scheme="darkmulti"), legend=alt.Legend(orient="right"))
+            if colour_numeric else
+            alt.Color("series:N", title=colour, scale=alt.Scale(domain=list(dict.fromkeys(r["series"] for r in rows))),
+                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=600)))
+        tooltip.insert(3, alt.Tooltip("series:Q" if colour_numeric else "series:N", title=colour))
+    mark = (_base("rows").mark_line(point=alt.OverlayMarkDef(filled=True, size=60)) if lines
+            else _base("rows").mark_point(filled=True, size=60))
+    return _chart(name, title, mark.encode(**encoding), rows=rows)

@@ -20,6 +20,7 @@ from ssdlab.report.conditions import run_conditions
 from ssdlab.report.data import ReportData
 from ssdlab.report.sections import Section, anchor
 from ssdlab.report.summary import format_relative, format_spread, format_value, score_rows
+from ssdlab.report.sweep_sections import SweepView
 
 _SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
 _env = jinja2.Environment(loader=jinja2.PackageLoader("ssdlab.report"), autoescape=True,
@@ -27,13 +28,22 @@ _env = jinja2.Environment(loader=jinja2.PackageLoader("ssdlab.report"), autoesca
 
 
 def render(data: ReportData, sections: list[Section]) -> str:
+    return _page("report.html.j2", sections, runs=data.runs, rows=score_rows(data), alarms=data.alarms,
+                 conditions=[run_conditions(r) for r in data.runs], format_value=format_value,
+                 format_relative=format_relative, format_spread=format_spread)
+
+
+def render_sweep(view: SweepView) -> str:
+    """A sweep's page (sweep_sections.py), in the runs' page's frame and style."""
+    return _page("sweep.html.j2", list(view.sections), view=view)
+
+
+def _page(template: str, sections: list[Section], **context: object) -> str:
+    """`template` (which extends base.html.j2) with the sections' charts embedded."""
     charts = {c.element_id: c.spec for s in sections for c in s.charts}
-    return _env.get_template("report.html.j2").render(
-        runs=data.runs, rows=score_rows(data), sections=sections, alarms=data.alarms,
-        conditions=[run_conditions(r) for r in data.runs],
-        format_value=format_value, format_relative=format_relative, format_spread=format_spread, anchor=anchor,
-        generated=datetime.now(UTC).isoformat(timespec="seconds"),
-        vega_js=_js_in_script(vega_javascript()), specs_json=_json_in_script(charts))
+    return _env.get_template(template).render(
+        sections=sections, anchor=anchor, generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        vega_js=_js_in_script(vega_javascript()), specs_json=_json_in_script(charts), **context)
 
 
 def chart_count(sections: list[Section]) -> int:

@@ -20,6 +20,11 @@ is failed as well, saying the same, so that `ssdlab resume` measures it again. T
 notes have no index to tell whose they were: a run that may have lost only notes keeps
 its status and gets the note. The rows of a run whose own row is lost are left out, and
 counted: a test or step cannot be stored without its run.
+
+A sweep's rows are the sweep's, not its runs': a run loses nothing with its variant's row. A
+variant whose run is lost is kept without a run, so that `ssdlab sweep --resume` makes it
+anew; the variants of a sweep whose own row is lost are left out, and counted; a sweep that
+lost variants is named, with how many (from the primary-key index, when rows cannot be read).
 """
 
 from __future__ import annotations
@@ -54,7 +59,10 @@ _RECORDS: dict[str, dict[str, records.RecordKind]] = {
     "test_health": {"before": records.HEALTH, "after": records.HEALTH},
     "step_temperatures": {"series": records.TEMPERATURES},
     "step_health": {"log": records.HEALTH},
+    "sweeps": {"spec": records.SWEEP_SPEC, "options": records.SWEEP_OPTIONS},
+    "sweep_variants": {"overrides": records.OVERRIDES},
 }
+SWEEPS, VARIANTS = "sweeps", "sweep_variants"
 _NOTES = "telemetry_notes"  # whose rows no index ties to their runs
 
 
@@ -109,15 +117,26 @@ class RunLoss:
 
 
 @dataclass
+class SweepLoss:
+    """What a sweep lost."""
+
+    sweep_id: int
+    own_row: bool = False  # its row is lost: its `variants` read are left out
+    variants: int = 0  # its variants lost (or, with its own row, left out)
+    runs: list[str] = field(default_factory=list)  # the variants kept whose runs are lost: resume makes them anew
+
+
+@dataclass
 class Recovery:
     copied: Counter[str]  # rows copied, per table
     damage: list[TableDamage]  # tables with rows that could not be copied
     incomplete: list[tuple[RunLoss, str]]  # the recovered runs that lost rows, described
     left_out: dict[int, Counter[str]]  # rows of runs whose own row is lost, per run id and table
+    sweeps: list[SweepLoss] = field(default_factory=list)  # the sweeps that lost rows, by id
 
     @property
     def complete(self) -> bool:
-        return not (self.damage or self.incomplete or self.left_out)
+        return not (self.damage or self.incomplete or self.left_out or self.sweeps)
 
 
 def recover(damaged: Path, new: Path) -> Recovery:
@@ -224,7 +243,7 @@ def _recover_into(source: sqlite3.Connection, version: int, damaged: Path, new: 
     with Store.open_existing(new, readonly=False) as store:
         incomplete = [(loss, _mark(store, loss)) for loss in losses]
     return Recovery(copy.copied, [d for d in copy.damage.values() if d.unreadable or d.damaged_rows],
-                    incomplete, left_out)
+                    incomplete, left_out, copy.sweep_losses())
 
 
 def _mark(store: Store, loss: RunLoss) -> str:
@@ -252,9 +271,11 @@ class _Copy:
             "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
         self.columns = {table: self._columns(table) for table in tables}
         self.keys = {table: self._key(table) for table in tables}  # primary key columns
-        # the tables that hold the rows of runs: those with a foreign key (to runs, tests, steps)
-        self.run_tables = [table for table in tables if target.execute(
+        # the tables that hold the rows of runs: those with a foreign key (to runs, tests, steps),
+        # but a sweep's variants, which name their runs
+        self.run_tables = [table for table in tables if table != VARIANTS and target.execute(
             "SELECT count(*) FROM pragma_foreign_key_list(?)", (table,)).fetchone()[0]]
+        self.runs_lost: dict[int, list[str]] = {}  # sweep id -> its variants kept whose runs are lost
         self.copied: Counter[str] = Counter()
         self.copied_keys: dict[str, set[tuple]] = {table: set() for table in tables}
         self.left: dict[str, list[tuple[int | None, tuple]]] = {table: [] for table in tables}  # (run id, key)
@@ -269,9 +290,12 @@ class _Copy:
         insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
         for _, *values in readable_rows(self.source, table, columns, damage.unreadable):
             row = dict(zip(columns, values))
+            lost_run = (table == VARIANTS and row["run_id"] is not None
+                        and (row["run_id"],) not in self.copied_keys["runs"])
             try:
                 _load_records(table, row)
-                self.target.execute(insert, values)
+                # a variant whose run is lost is kept without it: `sweep --resume` makes its run anew
+                self.target.execute(insert, [None if lost_run and c == "run_id" else row[c] for c in columns])
             except (StoreProblem, sqlite3.IntegrityError) as exc:
                 # a row whose run, test or step is lost is not damaged itself
                 orphan = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
@@ -281,6 +305,8 @@ class _Copy:
                 continue
             self.copied_keys[table].add(tuple(row[c] for c in key))
             self.copied[table] += 1
+            if lost_run:
+                self.runs_lost.setdefault(row["sweep_id"], []).append(row["name"])
 
     def _columns(self, table: str) -> list[str]:
         return [row[1] for row in self.target.execute("SELECT * FROM pragma_table_info(?)", (table,))]
@@ -309,6 +335,32 @@ class _Copy:
                     left_out.setdefault(run_id, Counter())[table] += 1
         return [loss for loss in found.values() if loss.tests or loss.lost_tests or loss.run_rows
                 or loss.uncertain], left_out
+
+    def sweep_losses(self) -> list[SweepLoss]:
+        """What each sweep lost: its own row (its variants left out), variants, its variants' runs."""
+        if SWEEPS not in self.copied_keys:  # a database from before sweeps
+            return []
+        copied = {sweep_id for sweep_id, in self.copied_keys[SWEEPS]}
+        lost_variants = Counter(sweep_id for sweep_id, _ in self._lost_variants())
+        found = {sweep_id: SweepLoss(sweep_id, own_row=sweep_id not in copied, variants=n)
+                 for sweep_id, n in lost_variants.items()}
+        found |= {sweep_id: SweepLoss(sweep_id, own_row=True) for sweep_id, in (key for _, key in self.left[SWEEPS])
+                  if sweep_id not in found}
+        for sweep_id, names in self.runs_lost.items():
+            found.setdefault(sweep_id, SweepLoss(sweep_id)).runs = names
+        return [found[sweep_id] for sweep_id in sorted(found)]
+
+    def _lost_variants(self) -> set[tuple]:
+        """The keys (sweep id, index) of the variants not copied; from the index of the table's
+        primary key when some of its rows could not be read (nothing, when it cannot be read either)."""
+        left = {key for _, key in self.left[VARIANTS]}
+        if not self.damage[VARIANTS].unreadable:
+            return left
+        try:
+            stored = set(map(tuple, self.source.execute(f"SELECT sweep_id, idx FROM {VARIANTS}")))
+        except UNREADABLE:
+            return left
+        return (stored | left) - self.copied_keys[VARIANTS]
 
     def _lost_keys(self, table: str, run_id: int) -> set[tuple]:
         """The keys of the rows of `run_id` in `table` that were not copied; from the index of
