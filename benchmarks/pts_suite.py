@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ssdlab.report.pts_sections import steadiness
+from ssdlab.analysis.pts_scores import steadiness
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = "pts-iops,pts-throughput,pts-latency"

@@ -10,10 +10,10 @@ from typing import Annotated
 
 import typer
 
+from ssdlab.analysis.pts_scores import MATRIX_HEADER, matrix_rows
 from ssdlab.cli.options import DbOption, RunIdArgument
 from ssdlab.documents import run_document
 from ssdlab.errors import SsdlabError
-from ssdlab.report.pts_sections import MATRIX_HEADER, matrix_rows
 from ssdlab.store import Store
 
 LATENCY_KEYS = ("mean", "p50", "p99", "p99.9", "p99.99", "max")

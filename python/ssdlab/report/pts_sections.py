@@ -19,28 +19,15 @@ from typing import Any
 
 import altair as alt
 
+from ssdlab.analysis.pts_scores import MATRIX_HEADER, matrix_rows, steadiness
 from ssdlab.model import Phase
 from ssdlab.report.charts import HEIGHT, WIDTH, Chart, _chart, slug
 from ssdlab.report.data import TestGroup, TestRun
-
-MATRIX_HEADER = ("run", "test", "loop", "cell", "figure", "window mean", "steady", "steady at round", "rounds run")
 
 
 def is_pts(run: TestRun) -> bool:
     settings = run.record.test.settings
     return "variant" in settings and run.record.score is not None
-
-
-def matrix_rows(run_id: int, test_id: str, score: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """The measurement window's mean of every cell of every loop: the PTS matrices, a row each
-    (the report's tables and `export --format pts-csv`)."""
-    rows = []
-    for loop in score.get("loops", []):
-        steady = loop["steady"]
-        for cell, mean in loop["window_means"].items():
-            rows.append((run_id, test_id, loop["name"], cell, loop["figure"], mean, steady["reached"],
-                         steady["round"], steady["rounds_run"]))
-    return rows
 
 
 def header_table(run: TestRun) -> tuple[str, tuple[str, ...], list[tuple[str, ...]]]:
@@ -66,12 +53,6 @@ def _write_cache(settings: dict[str, Any], score: dict[str, Any]) -> str:
     """The cache the variant asked for, and whether it was set (the score says how)."""
     done = score.get("write_cache")
     return f"{settings.get('write_cache')} asked" + (f"; {done['how']}" if done else "")
-
-
-def steadiness(steady: dict[str, Any]) -> str:
-    """A loop's steady state in words: where it was reached, or that it was not."""
-    said = f"steady at round {steady['round']}" if steady["reached"] else "NOT steady"
-    return f"{said} ({steady['rounds_run']} of at most {steady['max_rounds']} rounds)"
 
 
 def pts_tables(group: TestGroup) -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
