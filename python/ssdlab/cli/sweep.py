@@ -1,9 +1,10 @@
 """`ssdlab sweep BASE --set KEY=V1,V2,...`: a suite over variants of a simulated drive, each
-variant an ordinary run, side by side on this machine's cores (distributed/); `ssdlab sweep
---resume N` runs what an interrupted sweep has left."""
+variant an ordinary run, side by side on this machine's cores or on a Dask cluster's workers
+(`--cluster`; distributed/); `ssdlab sweep --resume N` runs what an interrupted sweep has left."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -15,11 +16,14 @@ from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, SweepProgress
 from ssdlab.cli.run import print_failures
 from ssdlab.cli.sweeps import print_table
+from ssdlab.distributed.local import LocalRunner
 from ssdlab.distributed.results import sweep_table
+from ssdlab.distributed.runner import RunJob, Runner
 from ssdlab.distributed.specs import SweepSpec
-from ssdlab.distributed.sweeps import SweepPlan, new_sweep, resume_sweep, run_sweep
+from ssdlab.distributed.sweeps import RunnerFor, SweepPlan, new_sweep, resume_sweep, run_sweep
 from ssdlab.errors import SsdlabError
 from ssdlab.session import RunRequest
+from ssdlab.side_by_side import plan_requests
 from ssdlab.store import Store
 from ssdlab.text import require_utf8
 
@@ -56,11 +60,19 @@ def sweep_command(
         "--resume", metavar="SWEEP_ID",
         help="run what sweep SWEEP_ID (from `ssdlab sweeps`, or latest) has left: its variants without a run, "
              "and its runs not finished; with its own drive, suite and options")] = None,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", metavar="ADDRESS",
+        help="run the variants on the Dask cluster whose scheduler is at ADDRESS (tcp://127.0.0.1:8786; the "
+             "loopback only, until TLS): its workers run them, this command stores them")] = None,
+    scheduler_file: Annotated[Path | None, typer.Option(
+        "--scheduler-file", metavar="FILE",
+        help="as --cluster, the address read from a Dask scheduler file (`dask scheduler --scheduler-file`)")] = None,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Run a suite on variants of a simulated drive, each variant a run, and show their primary scores."""
     db_path = Path(db) if db else None
+    runner_for = _runner_for(cluster, scheduler_file, jobs)
     if resume is not None:
         given = [name for name, value in (("BASE", base), ("--set", set_), ("--variants", variants),
                                           ("--sample", sample), ("--samples", samples), ("--seed", seed),
@@ -69,7 +81,7 @@ def sweep_command(
         if given:
             raise SsdlabError(f"--resume runs a stored sweep with its own drive, variants, suite and scale: leave "
                               f"out {', '.join(given)}")
-        plan = resume_sweep(require_utf8(resume, "--resume"), db_path, jobs)
+        plan = resume_sweep(require_utf8(resume, "--resume"), db_path, jobs, runner_for)
     else:
         if base is None:
             raise SsdlabError("give the drive to vary (a preset from `ssdlab drives`, or a preset file), or "
@@ -79,8 +91,26 @@ def sweep_command(
                          seed=seed)
         shared = RunRequest(target="", suite=suite, tests=parse_test_ids(tests), scale=Scale(scale), repeat=repeat,
                             db=db_path)
-        plan = new_sweep(require_utf8(base, "the base preset"), spec, shared, jobs)
+        plan = new_sweep(require_utf8(base, "the base preset"), spec, shared, jobs, runner_for)
     _run(plan, json_out)
+
+
+def _runner_for(cluster: str | None, scheduler_file: Path | None, jobs: int | None) -> RunnerFor:
+    """This machine's runner, or, with --cluster or --scheduler-file, the cluster's (whose
+    address is checked here, before anything else, and connected to once every variant is)."""
+    if cluster is None and scheduler_file is None:
+        return LocalRunner.planned
+    if jobs is not None:
+        raise SsdlabError("--jobs is for this machine's cores: on a cluster, its workers' threads say how many "
+                          "variants run at once")
+    from ssdlab.distributed.cluster import ClusterRunner, scheduler_address
+    address = scheduler_address(None if cluster is None else require_utf8(cluster, "--cluster"), scheduler_file)
+
+    def runner_for(run_jobs: Sequence[RunJob], asked: int | None) -> Runner:
+        plan_requests([job.request for job in run_jobs], None)  # every variant's drive built here first
+        return ClusterRunner.connected(address)
+
+    return runner_for
 
 
 def _run(plan: SweepPlan, json_out: bool) -> None:

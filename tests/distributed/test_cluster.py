@@ -1,0 +1,179 @@
+"""Sweeps on a Dask cluster (a LocalCluster of two worker processes on the loopback): the
+same scores as this machine's runner, every run in the client's database, a plain-TCP address
+beyond the loopback refused before any connection, and a worker lost mid-run retried."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import cloudpickle
+import dask
+import pytest
+from distributed import LocalCluster
+
+from ssdlab.catalogue import Scale
+from ssdlab.distributed.cluster import TLS_NEEDED, ClusterRunner, run_on_worker, scheduler_address
+from ssdlab.distributed.local import LocalRunner
+from ssdlab.distributed.results import sweep_table
+from ssdlab.distributed.runner import RunJob
+from ssdlab.distributed.specs import SweepSpec
+from ssdlab.distributed.sweeps import new_sweep, resume_sweep, run_sweep
+from ssdlab.errors import Interrupted, SsdlabError
+from ssdlab.execution import SilentReporter
+from ssdlab.session import RunRequest
+from ssdlab.store import Store
+from tests.conftest import run_cli
+from tests.distributed.test_sweeps import GRID, TESTS, _StoppedInTheSecondVariant
+
+OPTIONS = ["--suite", "quick", "--tests", "rand-read-burst", "--scale", "0.01"]
+
+# the workers run this module's task below by value: they need not import the tests
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two workers; a task whose worker dies is tried once more (the scheduler's allowed-failures)."""
+    allowed = dask.config.set({"distributed.scheduler.allowed-failures": 1})
+    with allowed, LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address="127.0.0.1:0") as local:
+        yield local.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def swept(cluster, tmp_path_factory):
+    """The same 2 x 2 sweep on the cluster and on this machine: each database and table."""
+    out = {}
+    for where, extra in (("cluster", ["--cluster", cluster]), ("local", [])):
+        db = tmp_path_factory.mktemp(where) / "ssdlab.db"
+        out[where] = db, json.loads(run_cli("sweep", "wd-sn850-1tb", *GRID, *OPTIONS, *extra, "--json", db=db).stdout)
+    return out
+
+
+def test_a_sweep_on_the_cluster_scores_as_on_this_machine(swept):
+    (_, on_cluster), (_, here) = swept["cluster"], swept["local"]
+    assert [v["name"] for v in on_cluster["variants"]] == [v["name"] for v in here["variants"]]
+    assert [v["status"] for v in on_cluster["variants"]] == ["done"] * 4
+    assert [v["scores"] for v in on_cluster["variants"]] == [v["scores"] for v in here["variants"]]
+    assert all(v["scores"]["rand-read-burst"] for v in on_cluster["variants"])
+
+
+def test_the_clients_database_has_every_run_with_its_variants_preset(swept):
+    (db, table), (local_db, here) = swept["cluster"], swept["local"]
+    with Store.open_existing(db) as store, Store.open_existing(local_db) as local:
+        assert sorted(r.id for r in store.runs()) == sorted(v["run_id"] for v in table["variants"])
+        variants = store.sweep_variants(table["sweep"]["id"])
+        assert [v.run_id for v in variants] == [v["run_id"] for v in table["variants"]]
+        for mine, theirs in zip(table["variants"], here["variants"]):
+            assert store.run(mine["run_id"]).target == f"sim:{mine['name']}"
+            assert (store.run_extras(mine["run_id"])["options"]["preset_toml"]
+                    == local.run_extras(theirs["run_id"])["options"]["preset_toml"])
+            (test,) = store.tests(mine["run_id"])
+            assert store.steps(mine["run_id"], test.seq)  # every step's rows came along
+
+
+@pytest.mark.parametrize("address", ["tcp://10.0.0.1:8786", "10.0.0.1:8786", "tcp://example.org:8786"])
+def test_plain_tcp_beyond_the_loopback_is_refused_before_any_connection(tmp_path, address):
+    db = tmp_path / "ssdlab.db"
+    proc = run_cli("sweep", "wd-sn850-1tb", *GRID, *OPTIONS, "--cluster", address, db=db, check=False)
+    assert proc.returncode != 0
+    assert TLS_NEEDED in " ".join(proc.stderr.split())
+    assert not db.exists()  # refused before the sweep was made, let alone connected
+
+
+def test_an_address_is_tcp_or_tls_on_the_loopback(tmp_path):
+    assert scheduler_address("tcp://127.0.0.1:8786", None) == "tcp://127.0.0.1:8786"
+    assert scheduler_address("tls://localhost:8786", None) == "tls://localhost:8786"
+    scheduler = tmp_path / "scheduler.json"
+    scheduler.write_text(json.dumps({"address": "tcp://10.1.2.3:8786"}))
+    with pytest.raises(SsdlabError, match="beyond the loopback"):
+        scheduler_address(None, scheduler)
+    for bad in ("http://127.0.0.1:8786", "tcp://127.0.0.1"):
+        with pytest.raises(SsdlabError, match="is not tcp://HOST:PORT"):
+            scheduler_address(bad, None)
+
+
+def test_workers_of_this_ssdlab_give_no_version_note(cluster):
+    runner = ClusterRunner.connected(cluster)
+    try:
+        assert runner.note is None
+    finally:
+        runner.close()
+
+
+def test_workers_of_another_ssdlab_are_named_in_a_note_before_anything_runs(cluster, monkeypatch):
+    import ssdlab
+    theirs = ssdlab.__version__
+    monkeypatch.setattr(ssdlab, "__version__", "0.0.0+other", raising=False)
+    runner = ClusterRunner.connected(cluster)
+    try:
+        assert runner.note is not None and "(0.0.0+other)" in runner.note
+        assert runner.note.count(f"has {theirs}") == 2  # both workers
+    finally:
+        runner.close()
+
+
+def exit_on_first_attempt(marker: str, request, stored=None, run_id=None):
+    """run_on_worker, but the worker process dies mid-task the first time."""
+    if not os.path.exists(marker):
+        Path(marker).write_text("died once")
+        os._exit(1)
+    return run_on_worker(request, stored, run_id)
+
+
+def test_a_worker_lost_mid_run_has_its_run_retried_elsewhere_and_stored(cluster, tmp_path):
+    db = tmp_path / "ssdlab.db"
+    marker = str(tmp_path / "died")
+    request = RunRequest("sim:wd-sn850-1tb", suite="quick", tests=("rand-read-burst",), scale=Scale(0.01), db=db)
+    runner = ClusterRunner(cluster, task=lambda *args: exit_on_first_attempt(marker, *args))
+    (outcome,) = runner.run([RunJob(request)], lambda request, run_id, tests: SilentReporter())
+    assert Path(marker).exists()  # a worker died
+    assert outcome.error is None and outcome.run_id is not None
+    with Store.open_existing(db) as store:
+        assert store.run(outcome.run_id).status.value == "done"
+
+
+def always_exit(request, stored=None, run_id=None):
+    os._exit(1)
+
+
+def test_a_run_whose_retry_fails_too_is_left_to_resume(cluster, tmp_path):
+    db = tmp_path / "ssdlab.db"
+    request = RunRequest("sim:wd-sn850-1tb", suite="quick", tests=("rand-read-burst",), scale=Scale(0.01), db=db)
+    (outcome,) = ClusterRunner(cluster, task=always_exit).run(
+        [RunJob(request)], lambda request, run_id, tests: SilentReporter())
+    assert outcome.run_id is None and "KilledWorker" in outcome.error and "a resume runs it again" in outcome.error
+    assert outcome.exit_code == Interrupted.exit_code
+    assert not db.exists()  # nothing stored of it
+
+
+def test_an_interrupted_sweep_resumes_on_the_cluster(cluster, tmp_path):
+    """Stopped on this machine in its second variant; resumed on the cluster: the stopped run
+    continued there under its own id, its finished test kept, the variants not run made there."""
+    db = tmp_path / "ssdlab.db"
+    shared = RunRequest(target="", suite="quick", tests=tuple(TESTS.split(",")), scale=Scale(0.01), db=db)
+
+    def stopped(jobs, asked):
+        LocalRunner.planned(jobs, asked)
+        return _StoppedInTheSecondVariant()
+
+    plan = new_sweep("wd-sn850-1tb", SweepSpec(sets=tuple(GRID[1::2])), shared, None, runner_for=stopped)
+    run_sweep(plan, lambda request, run_id, tests: SilentReporter())
+    with Store.open_existing(db) as store:
+        before = [r.finished_at for r in store.tests(2)]
+    assert before[0] is not None and before[1] is None
+
+    resumed = resume_sweep(str(plan.sweep_id), db, None, runner_for=lambda jobs, asked: ClusterRunner(cluster))
+    outcomes = run_sweep(resumed, lambda request, run_id, tests: SilentReporter())
+    assert [o.error for o in outcomes] == [None] * 3
+    assert outcomes[0].run_id == 2 and {o.run_id for o in outcomes[1:]} == {3, 4}
+    with Store.open_existing(db) as store:
+        table = sweep_table(store, plan.sweep_id)
+        after = store.tests(2)
+        assert len(store.runs()) == 4
+        assert store.steps(2, after[1].seq)
+    assert [r.status for r in table.rows] == ["done"] * 4
+    assert after[0].finished_at == before[0]  # the finished test was not run again
