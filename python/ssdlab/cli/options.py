@@ -11,6 +11,10 @@ from ssdlab.units import parse_size
 DbOption = Annotated[Path | None, typer.Option(
     "--db", help="SQLite database (default: $SSDLAB_DB, else $XDG_DATA_HOME/ssdlab/ssdlab.db)")]
 JsonOption = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
+# what `run` and `sweep` run: the suite, which of its tests, at what scale
+SuiteOption = Annotated[str, typer.Option(help="built-in suite name (`ssdlab suites`) or a suite .toml file")]
+TestsOption = Annotated[str | None, typer.Option(help="only these test ids, comma-separated, in this order")]
+ScaleOption = Annotated[float, typer.Option(help="0 < F <= 1: multiply spans, byte and time limits and idle times")]
 RunIdArgument = Annotated[str, typer.Argument(
     help="run id from `ssdlab runs`, or `latest`")]
 RunIdsArgument = Annotated[list[str], typer.Argument(

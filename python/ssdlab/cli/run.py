@@ -11,7 +11,7 @@ import typer
 from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale
 from ssdlab.catalogue.retention import duration_words
-from ssdlab.cli.options import DbOption, JsonOption, parse_test_ids, size_option
+from ssdlab.cli.options import DbOption, JsonOption, ScaleOption, SuiteOption, TestsOption, parse_test_ids, size_option
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, ProgressReporter, progress_rows
 from ssdlab.errors import SsdlabError
@@ -36,9 +36,9 @@ def run_command(
         metavar="TARGET...",
         help="block device (/dev/nvme0n1), file path, or sim:PRESET; several sim:PRESET targets run side by "
              "side, one run each")],
-    suite: Annotated[str, typer.Option(help="built-in suite name (`ssdlab suites`) or a suite .toml file")] = "client",
-    tests: Annotated[str | None, typer.Option(help="only these test ids, comma-separated, in this order")] = None,
-    scale: Annotated[float, typer.Option(help="0 < F <= 1: multiply spans, byte and time limits and idle times")] = 1.0,
+    suite: SuiteOption = "client",
+    tests: TestsOption = None,
+    scale: ScaleOption = 1.0,
     size: Annotated[str | None, typer.Option(
         help="size of a file target, e.g. 64GiB (default: what the suite needs)")] = None,
     name: Annotated[str | None, typer.Option(help="a label for the run")] = None,

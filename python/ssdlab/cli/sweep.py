@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ssdlab.catalogue import Scale
-from ssdlab.cli.options import DbOption, JsonOption, parse_test_ids
+from ssdlab.cli.options import DbOption, JsonOption, ScaleOption, SuiteOption, TestsOption, parse_test_ids
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, SweepProgress
 from ssdlab.cli.run import print_failures
@@ -48,9 +48,9 @@ def sweep_command(
     seed: Annotated[int | None, typer.Option(
         metavar="S", help="with --sample: the random generator's seed (default 1): the same seed, the same "
                           "variants")] = None,
-    suite: Annotated[str, typer.Option(help="built-in suite name (`ssdlab suites`) or a suite .toml file")] = "client",
-    tests: Annotated[str | None, typer.Option(help="only these test ids, comma-separated, in this order")] = None,
-    scale: Annotated[float, typer.Option(help="0 < F <= 1: multiply spans, byte and time limits and idle times")] = 1.0,
+    suite: SuiteOption = "client",
+    tests: TestsOption = None,
+    scale: ScaleOption = 1.0,
     repeat: Annotated[int, typer.Option(
         metavar="N", help="run each measured step N times (1-10): scores are the mean over the runs")] = 1,
     jobs: Annotated[int | None, typer.Option(
