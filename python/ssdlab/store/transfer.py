@@ -68,8 +68,8 @@ def _write(conn: sqlite3.Connection, rows: RunRows, run: dict[str, Any], run_id:
     for table, columns in tables[1:]:
         kept = [c for c in columns if c != "id"]
         insert = f"INSERT INTO {table} ({', '.join(kept)}) VALUES ({', '.join('?' * len(kept))})"
-        for row in rows.get(table, []):
-            conn.execute(insert, tuple(run_id if c == "run_id" else row[c] for c in kept))
+        conn.executemany(insert, (tuple(run_id if c == "run_id" else row[c] for c in kept)
+                                  for row in rows.get(table, [])))
     return run_id
 
 
