@@ -112,8 +112,9 @@ def test_the_cli_refuses_the_preset_in_one_line_with_status_2(tmp_path, line, re
 
 
 def test_a_drive_whose_tables_exceed_the_memory_limit_is_refused_not_aborted(tmp_path):
-    """9 TB is within the bounds, but its mapping table (about 8 GiB) is not within
-    a 3 GiB address-space limit: a message, not an allocation abort."""
+    """9 TB is within the bounds, but its mapping tables (8.2 GiB for the LBAs, 9.0 GiB for
+    the physical units) are not within a 3 GiB address-space limit: a message, not an
+    allocation abort."""
     preset = tmp_path / "huge.toml"
     preset.write_text(bad_preset("user_capacity_gb = 16.0", "user_capacity_gb = 9000.0")
                       .replace("blocks_per_plane = 24 ", "blocks_per_plane = 8200 "))
@@ -122,4 +123,4 @@ def test_a_drive_whose_tables_exceed_the_memory_limit_is_refused_not_aborted(tmp
                    check=False, timeout=120,
                    preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
     assert proc.returncode == 2, proc.stderr
-    assert "needs 8.2 GiB of memory for its mapping tables" in " ".join(proc.stderr.split())
+    assert "needs 17.2 GiB of memory for its mapping tables" in " ".join(proc.stderr.split())

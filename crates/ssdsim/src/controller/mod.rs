@@ -550,6 +550,13 @@ impl Controller {
         self.flash.ftl.prefetch(lba);
     }
 
+    /// Prefetch the reverse entry of the page an upcoming command's LBA maps to (see
+    /// [`Ftl::prefetch_page`]).
+    #[inline]
+    pub fn prefetch_page(&self, lba: u64) {
+        self.flash.ftl.prefetch_page(lba);
+    }
+
     /// Start populating the mapping tables in the background (see [`Ftl::prefault`]).
     pub fn prefault(&mut self) {
         self.flash.ftl.prefault();

@@ -161,7 +161,7 @@ impl Reclaim {
         Self::prefetch_ahead(flash, &mut c);
         while moved < n {
             // Past the invalid units: the next to move.
-            let units = &flash.ftl.reclaim_units(c.sb)[c.pos as usize..c.end as usize];
+            let units = &flash.ftl.valid_units(c.sb)[c.pos as usize..c.end as usize];
             c.pos += units.iter().take_while(|&&l| l == 0).count() as u32;
             if c.pos >= c.end {
                 break;
@@ -170,7 +170,7 @@ impl Reclaim {
             let pu_end = ((pu + 1) * upu).min(c.end);
             if pu != c.cur_pu {
                 // One read of the source program unit brings all its valid units.
-                let units = &flash.ftl.reclaim_units(c.sb)[(pu * upu) as usize..pu_end as usize];
+                let units = &flash.ftl.valid_units(c.sb)[(pu * upu) as usize..pu_end as usize];
                 let k = units.iter().filter(|&&l| l != 0).count() as u32;
                 c.pu_ready = flash.read_own(base + pu * upu, k, t);
                 c.cur_pu = pu;
@@ -215,7 +215,7 @@ impl Reclaim {
         if c.prefetched >= to {
             return;
         }
-        let units = flash.ftl.reclaim_units(c.sb);
+        let units = flash.ftl.valid_units(c.sb);
         for &l in &units[c.prefetched.max(c.pos) as usize..to as usize] {
             if l != 0 {
                 flash.ftl.prefetch((l - 1) as u64);

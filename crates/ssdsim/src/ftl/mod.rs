@@ -2,9 +2,9 @@
 //! write points per stream and victim bookkeeping.
 //!
 //! Contract (the FTL invariants, checked by [`Ftl::check`]):
-//! - every mapped LBA `l` maps to a page `l2p[l]` of a superblock that is not free
-//!   and whose reverse map ([`owners`]) names `l`: a page is valid when an LBA its
-//!   superblock was written with maps to it (exactly one valid page per mapped LBA);
+//! - every mapped LBA `l` maps to a page `l2p[l]` of a superblock that is not free,
+//!   and the reverse map names `l` there (`p2l[l2p[l]] = l + 1`); every other page's
+//!   reverse entry is 0 (exactly one valid page per mapped LBA);
 //! - the valid count of each superblock equals its number of valid pages;
 //! - free superblocks hold no valid page; full superblocks are in exactly one
 //!   victim set (SLC or native) unless being reclaimed.
@@ -19,13 +19,11 @@
 //! time (deferred erases: a TRIM of many gigabytes frees hundreds of superblocks
 //! without putting hundreds of erases in front of the host's next writes).
 
-pub mod owners;
 pub mod victim;
 
 use crate::config::{ConfigError, VictimKind};
 use crate::geometry::{Geometry, Ppa, NONE};
 use crate::wear::{Aged, Wear};
-use owners::Owners;
 use std::collections::VecDeque;
 use victim::VictimPolicy;
 
@@ -212,14 +210,12 @@ pub struct Ftl {
     /// Logical-to-physical table, stored as `ppa + 1` (0 = unmapped) so that a
     /// fresh table is zero pages the OS provides lazily.
     l2p: Vec<u32>,
-    /// The LBAs each superblock was written with (the reverse map).
-    owners: Owners,
-    /// Superblocks being reclaimed, each with the LBAs of its valid units by offset
-    /// (plus one; 0 where not valid): looked up once when it is taken, and kept
-    /// current as its units are overwritten, trimmed or moved.
-    reclaiming: Vec<(u32, Vec<u32>)>,
-    /// Tables of superblocks reclaimed, for the next ones (no allocation churn).
-    spare_tables: Vec<Vec<u32>>,
+    /// Physical-to-logical table (the reverse map): the LBA of each valid page plus one,
+    /// 0 where the page is not valid. Garbage collection reads a victim's valid units
+    /// from it in order; a reverse map that needed `l2p` to tell valid units (a log of
+    /// the LBAs written) cost a random table access per unit looked at, the most
+    /// expensive part of relocation (BENCHMARKS.md).
+    p2l: Vec<u32>,
     valid: Vec<u32>,
     state: Vec<SbState>,
     slc: Vec<bool>,
@@ -251,8 +247,10 @@ impl Ftl {
     pub fn new(geo: Geometry, victim_policy: VictimKind, wear: Wear) -> Result<Ftl, ConfigError> {
         let n = geo.superblocks as usize;
         let units = geo.user_units as usize;
-        let l2p = zeroed_table(units).ok_or_else(|| {
-            let gib = (units * 4) as f64 / (1u64 << 30) as f64;
+        let pages = geo.total_units() as usize;
+        let tables = zeroed_table(units).zip(zeroed_table(pages));
+        let (l2p, p2l) = tables.ok_or_else(|| {
+            let gib = ((units + pages) * 4) as f64 / (1u64 << 30) as f64;
             ConfigError(format!(
                 "the simulated drive needs {gib:.1} GiB of memory for its mapping tables, \
                      more than this process could allocate: simulate a smaller drive \
@@ -264,9 +262,7 @@ impl Ftl {
         Ok(Ftl {
             prefault: None,
             l2p,
-            owners: Owners::new(geo.superblocks, geo.user_units),
-            reclaiming: Vec::new(),
-            spare_tables: Vec::new(),
+            p2l,
             valid: vec![0; n],
             state: vec![SbState::Free; n],
             slc: vec![false; n],
@@ -311,12 +307,17 @@ impl Ftl {
         self.l2p[lba as usize] = entry(ppa);
     }
 
-    /// Map the `n` LBAs from `lba` to the pages from `first`, in one pass over the table.
+    /// Map the `n` LBAs from `lba` to the pages from `first`, both ways, in one pass over
+    /// each table.
     #[inline]
-    fn set_l2p_run(&mut self, lba: u32, n: u32, first: Ppa) {
+    fn map_run(&mut self, lba: u32, n: u32, first: Ppa) {
         let entries = &mut self.l2p[lba as usize..(lba + n) as usize];
         for (e, ppa) in entries.iter_mut().zip(first..) {
             *e = entry(ppa);
+        }
+        let pages = &mut self.p2l[first as usize..(first + n) as usize];
+        for (p, l) in pages.iter_mut().zip(lba + 1..) {
+            *p = l;
         }
     }
 
@@ -330,16 +331,20 @@ impl Ftl {
     /// Hint the CPU to fetch the mapping entry of `lba`.
     #[inline]
     pub fn prefetch(&self, lba: u64) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(entry) = self.l2p.get(lba as usize) {
-            // SAFETY: a prefetch of a valid reference; it has no effect on the program's state.
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch(entry as *const u32 as *const i8, _MM_HINT_T0);
+            prefetch(entry);
+        }
+    }
+
+    /// Hint the CPU to fetch the reverse entry of the page `lba` maps to (an overwrite
+    /// clears it); its mapping entry should be in the cache already (see [`prefetch`](Self::prefetch)).
+    #[inline]
+    pub fn prefetch_page(&self, lba: u64) {
+        if let Some(entry) = self.l2p.get(lba as usize) {
+            if let Some(page) = self.p2l.get(entry.wrapping_sub(1) as usize) {
+                prefetch(page);
             }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = lba;
     }
 
     /// Valid units of superblock `sb`.
@@ -450,7 +455,6 @@ impl Ftl {
         };
         let s = sb as usize;
         self.state[s] = SbState::Open;
-        self.owners.open(sb);
         self.slc[s] = slc;
         if slc {
             self.slc_sbs += 1;
@@ -546,6 +550,7 @@ impl Ftl {
     /// Invalidate the page `ppa` (its LBA was overwritten, trimmed or moved).
     #[inline]
     fn invalidate(&mut self, ppa: Ppa) {
+        self.p2l[ppa as usize] = 0;
         let sb = self.geo.superblock_of(ppa);
         let s = sb as usize;
         let old = self.valid[s];
@@ -566,11 +571,7 @@ impl Ftl {
                     self.free(sb);
                 }
             }
-            SbState::Reclaiming => {
-                let offset = ppa - sb * self.geo.units_per_sb;
-                self.reclaim_table(sb)[offset as usize] = 0;
-            }
-            SbState::Open | SbState::Free | SbState::Retired => {}
+            SbState::Open | SbState::Reclaiming | SbState::Free | SbState::Retired => {}
         }
     }
 
@@ -592,8 +593,7 @@ impl Ftl {
                 }
             }
         }
-        self.set_l2p_run(lba, n, first);
-        self.owners.push_run(self.wps[stream as usize].sb, lba, n);
+        self.map_run(lba, n, first);
         (first, self.advance(stream, n))
     }
 
@@ -611,11 +611,10 @@ impl Ftl {
     ) -> (Ppa, u32, bool) {
         debug_assert!(quota >= 1 && quota <= self.room_in_pu(Stream::Reloc));
         let first = self.next_page(Stream::Reloc);
-        let dest = self.wps[Stream::Reloc as usize].sb;
-        let i = self.reclaim_index(sb);
+        let base = (sb * self.geo.units_per_sb) as usize;
+        let table = &mut self.p2l[base..base + end as usize];
         #[cfg(test)]
-        let before = self.reclaiming[i].1[offset as usize..end as usize].to_vec();
-        let table = &mut self.reclaiming[i].1;
+        let before = table[offset as usize..].to_vec();
         lbas.clear();
         let dense = (offset + quota).min(end);
         let next = if table[offset as usize..dense as usize]
@@ -647,22 +646,22 @@ impl Ftl {
         #[cfg(test)]
         {
             // The moved units' stamps go with them.
-            let base = (sb * self.geo.units_per_sb + offset) as usize;
             let looked_at = before[..(next - offset) as usize].iter().enumerate();
-            let from = looked_at.filter(|&(_, &l)| l != 0).map(|(j, _)| base + j);
+            let from = looked_at
+                .filter(|&(_, &l)| l != 0)
+                .map(|(j, _)| base + offset as usize + j);
             for (to, from) in (first as usize..).zip(from) {
                 self.stamp[to] = self.stamp[from];
             }
         }
         if consecutive(lbas) {
             // Folding sequential data: one run.
-            self.set_l2p_run(lbas[0], n, first);
-            self.owners.push_run(dest, lbas[0], n);
+            self.map_run(lbas[0], n, first);
         } else {
             for (&lba, ppa) in lbas.iter().zip(first..) {
                 self.l2p[lba as usize] = entry(ppa);
+                self.p2l[ppa as usize] = lba + 1;
             }
-            self.owners.push_lbas(dest, lbas);
         }
         self.valid[sb as usize] -= n;
         if self.slc[sb as usize] {
@@ -703,7 +702,6 @@ impl Ftl {
     fn close(&mut self, sb: u32, slc: bool) {
         let s = sb as usize;
         self.state[s] = SbState::Full;
-        self.owners.close(sb);
         if self.valid[s] == 0 {
             self.free(sb);
         } else if slc {
@@ -783,31 +781,15 @@ impl Ftl {
             self.victims_native.remove(sb)
         }
         self.state[s] = SbState::Reclaiming;
-        let mut table = self.spare_tables.pop().unwrap_or_default();
-        self.valid_units(sb, &mut table);
-        self.reclaiming.push((sb, table));
         (sb, in_slc)
     }
 
-    /// The table of valid units of `sb`, which is being reclaimed.
+    /// The valid units of superblock `sb` by offset (up to its capacity in its mode): the
+    /// LBA plus one, or 0 where the unit is not valid.
     #[inline]
-    fn reclaim_table(&mut self, sb: u32) -> &mut Vec<u32> {
-        let i = self.reclaim_index(sb);
-        &mut self.reclaiming[i].1
-    }
-
-    /// Where `sb`, which is being reclaimed, is in the list of superblocks being reclaimed.
-    #[inline]
-    fn reclaim_index(&self, sb: u32) -> usize {
-        let i = self.reclaiming.iter().position(|r| r.0 == sb);
-        i.expect("being reclaimed")
-    }
-
-    /// The valid units of `sb`, which is being reclaimed, by offset: the LBA plus one, or
-    /// 0 where the unit is not (or no longer) valid.
-    #[inline]
-    pub fn reclaim_units(&self, sb: u32) -> &[u32] {
-        &self.reclaiming[self.reclaim_index(sb)].1
+    pub fn valid_units(&self, sb: u32) -> &[u32] {
+        let base = (sb * self.geo.units_per_sb) as usize;
+        &self.p2l[base..base + self.geo.sb_capacity(self.slc[sb as usize]) as usize]
     }
 
     /// The best victim now, SLC or native (`slc_only`: SLC), with whether it is in SLC mode.
@@ -845,33 +827,8 @@ impl Ftl {
         self.free(sb);
     }
 
-    /// Superblock `sb` is no longer being reclaimed: its table is kept for the next one.
-    fn end_reclaim(&mut self, sb: u32) {
-        if let Some(i) = self.reclaiming.iter().position(|r| r.0 == sb) {
-            let (_, table) = self.reclaiming.swap_remove(i);
-            self.spare_tables.push(table);
-        }
-    }
-
-    /// The valid units of superblock `sb` by offset: `out[offset]` is the LBA plus one,
-    /// or 0 where the unit is not valid.
-    pub fn valid_units(&self, sb: u32, out: &mut Vec<u32>) {
-        let capacity = self.geo.sb_capacity(self.slc[sb as usize]);
-        let base = sb * self.geo.units_per_sb;
-        out.clear();
-        out.resize(capacity as usize, 0);
-        self.owners.for_each_lba(sb, |lba| {
-            let offset = self.l2p(lba as usize).wrapping_sub(base);
-            if offset < capacity {
-                out[offset as usize] = lba + 1;
-            }
-        });
-    }
-
     fn free(&mut self, sb: u32) {
         let s = sb as usize;
-        self.owners.forget(sb);
-        self.end_reclaim(sb);
         let slc = self.slc[s];
         if slc {
             self.slc_sbs -= 1;
@@ -885,7 +842,7 @@ impl Ftl {
     /// will touch most of them, such as a whole-drive fill). Idempotent.
     pub fn prefault(&mut self) {
         if self.prefault.is_none() {
-            self.prefault = Prefault::start(&[&self.l2p]);
+            self.prefault = Prefault::start(&[&self.l2p, &self.p2l]);
         }
     }
 
@@ -897,10 +854,8 @@ impl Ftl {
                               // the old one is freed first, so the same size fits again.
         self.l2p = Vec::new();
         self.l2p = zeroed_table(self.geo.user_units as usize).expect("fitted when built");
-        self.owners.clear();
-        for (_, table) in self.reclaiming.drain(..) {
-            self.spare_tables.push(table);
-        }
+        self.p2l = Vec::new();
+        self.p2l = zeroed_table(self.geo.total_units() as usize).expect("fitted when built");
         let state = &self.state;
         let used = (0..self.geo.superblocks)
             .filter(|&sb| !matches!(state[sb as usize], SbState::Free | SbState::Retired));
@@ -957,13 +912,21 @@ impl Ftl {
         if mapped != self.mapped {
             return Err(format!("mapped count {} != {}", self.mapped, mapped));
         }
+        for lba in (0..self.l2p.len()).filter(|&l| self.l2p(l) != NONE) {
+            let named = self.p2l[self.l2p(lba) as usize];
+            if named != lba as u32 + 1 {
+                return Err(format!("LBA {lba}'s page names {}", named as i64 - 1));
+            }
+        }
         let mut slc_valid = 0u64;
         let mut valid_seen = 0u64;
         let mut free_seen = 0;
-        let mut units = Vec::new();
         for sb in 0..self.geo.superblocks as usize {
-            self.valid_units(sb as u32, &mut units);
-            let v = units.iter().filter(|&&l| l != 0).count() as u32;
+            let v = self
+                .valid_units(sb as u32)
+                .iter()
+                .filter(|&&l| l != 0)
+                .count() as u32;
             valid_seen += v as u64;
             if v != self.valid[sb] {
                 return Err(format!(
@@ -1000,15 +963,11 @@ impl Ftl {
                 _ => {}
             }
         }
-        for (sb, table) in &self.reclaiming {
-            self.valid_units(*sb, &mut units);
-            if *table != units {
-                return Err(format!("the table of reclaimed superblock {sb} is stale"));
-            }
-        }
-        if valid_seen != mapped {
+        let named = self.p2l.iter().filter(|&&l| l != 0).count() as u64;
+        if valid_seen != mapped || named != mapped {
             return Err(format!(
-                "{mapped} LBAs are mapped but their superblocks name {valid_seen}"
+                "{mapped} LBAs are mapped but their superblocks name {valid_seen} \
+                 and the reverse map {named}"
             ));
         }
         if slc_valid != self.slc_valid {
@@ -1035,6 +994,19 @@ impl Ftl {
         }
         Ok(())
     }
+}
+
+/// Hint the CPU to fetch `entry` into its cache.
+#[inline]
+fn prefetch(entry: &u32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch of a valid reference; it has no effect on the program's state.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch(entry as *const u32 as *const i8, _MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = entry;
 }
 
 /// The table's entry for page `ppa`: `ppa + 1`, so that 0 is unmapped (`NONE`).

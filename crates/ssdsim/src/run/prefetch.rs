@@ -12,10 +12,11 @@ use crate::controller::Controller;
 /// asked for between one and two batches before its command is issued.
 const BATCH: usize = 8;
 
-/// Mapping units waiting for their batch.
+/// Mapping units waiting for their batch, and the batch before.
 pub(super) struct Prefetches {
     lbas: [u64; BATCH],
     n: usize,
+    before: Option<[u64; BATCH]>,
 }
 
 impl Prefetches {
@@ -23,16 +24,23 @@ impl Prefetches {
         Prefetches {
             lbas: [0; BATCH],
             n: 0,
+            before: None,
         }
     }
 
-    /// The entry of mapping unit `lba` will be looked up: prefetch it with its batch.
+    /// The entry of mapping unit `lba` will be looked up: prefetch it with its batch. When
+    /// a batch is complete, the batch before it (its entries in the cache by now) has the
+    /// reverse entries of its pages prefetched too: a write clears them.
     #[inline]
     pub(super) fn add(&mut self, lba: u64, dev: &Controller) {
         self.lbas[self.n] = lba;
         self.n += 1;
         if self.n == BATCH {
+            if let Some(before) = &self.before {
+                before.iter().for_each(|&l| dev.prefetch_page(l));
+            }
             self.lbas.iter().for_each(|&l| dev.prefetch(l));
+            self.before = Some(self.lbas);
             self.n = 0;
         }
     }
