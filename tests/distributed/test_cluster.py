@@ -84,9 +84,14 @@ def test_plain_tcp_beyond_the_loopback_is_refused_before_any_connection(tmp_path
     assert not db.exists()  # refused before the sweep was made, let alone connected
 
 
-def test_an_address_is_tcp_or_tls_on_the_loopback(tmp_path):
+def test_an_address_is_tcp_on_the_loopback_or_tls_with_certificates(tmp_path):
     assert scheduler_address("tcp://127.0.0.1:8786", None) == "tcp://127.0.0.1:8786"
-    assert scheduler_address("tls://localhost:8786", None) == "tls://localhost:8786"
+    assert scheduler_address("tls://localhost:8786", None, tmp_path) == "tls://localhost:8786"
+    assert scheduler_address("tls://10.1.2.3:8786", None, tmp_path) == "tls://10.1.2.3:8786"
+    with pytest.raises(SsdlabError, match="give the client's certificates with --tls DIR"):
+        scheduler_address("tls://localhost:8786", None)
+    with pytest.raises(SsdlabError, match="--tls is for a tls:// address"):
+        scheduler_address("tcp://127.0.0.1:8786", None, tmp_path)
     scheduler = tmp_path / "scheduler.json"
     scheduler.write_text(json.dumps({"address": "tcp://10.1.2.3:8786"}))
     with pytest.raises(SsdlabError, match="beyond the loopback"):

@@ -30,6 +30,7 @@ COMMANDS = {
     "compare": "ssdlab.cli.compare:compare_command",
     "sweep": "ssdlab.cli.sweep:sweep_command",
     "sweeps": "ssdlab.cli.sweeps:sweeps_app",
+    "fleet": "ssdlab.cli.fleet:fleet_app",
     "tests": "ssdlab.cli.tests:tests_command",
     "suites": "ssdlab.cli.suites:suites_command",
     "analyze": "ssdlab.cli.analyze:analyze_app",

@@ -62,17 +62,21 @@ def sweep_command(
              "and its runs not finished; with its own drive, suite and options")] = None,
     cluster: Annotated[str | None, typer.Option(
         "--cluster", metavar="ADDRESS",
-        help="run the variants on the Dask cluster whose scheduler is at ADDRESS (tcp://127.0.0.1:8786; the "
-             "loopback only, until TLS): its workers run them, this command stores them")] = None,
+        help="run the variants on the Dask cluster whose scheduler is at ADDRESS (tcp://127.0.0.1:8786 on the "
+             "loopback; beyond it tls://HOST:PORT with --tls): its workers run them, this command stores them")] = None,
     scheduler_file: Annotated[Path | None, typer.Option(
         "--scheduler-file", metavar="FILE",
         help="as --cluster, the address read from a Dask scheduler file (`dask scheduler --scheduler-file`)")] = None,
+    tls: Annotated[Path | None, typer.Option(
+        "--tls", metavar="DIR",
+        help="for a tls:// cluster: the directory of its certificates (`ssdlab fleet certs DIR`), whose client "
+             "certificate this command shows")] = None,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Run a suite on variants of a simulated drive, each variant a run, and show their primary scores."""
     db_path = Path(db) if db else None
-    runner_for = _runner_for(cluster, scheduler_file, jobs)
+    runner_for = _runner_for(cluster, scheduler_file, tls, jobs)
     if resume is not None:
         given = [name for name, value in (("BASE", base), ("--set", set_), ("--variants", variants),
                                           ("--sample", sample), ("--samples", samples), ("--seed", seed),
@@ -95,20 +99,25 @@ def sweep_command(
     _run(plan, json_out)
 
 
-def _runner_for(cluster: str | None, scheduler_file: Path | None, jobs: int | None) -> RunnerFor:
+def _runner_for(cluster: str | None, scheduler_file: Path | None, tls: Path | None, jobs: int | None) -> RunnerFor:
     """This machine's runner, or, with --cluster or --scheduler-file, the cluster's (whose
-    address is checked here, before anything else, and connected to once every variant is)."""
+    address and certificates are checked here, before anything else, and connected to once
+    every variant is)."""
     if cluster is None and scheduler_file is None:
+        if tls is not None:
+            raise SsdlabError("--tls is for a cluster: give its tls:// address with --cluster")
         return LocalRunner.planned
     if jobs is not None:
         raise SsdlabError("--jobs is for this machine's cores: on a cluster, its workers' threads say how many "
                           "variants run at once")
-    from ssdlab.distributed.cluster import ClusterRunner, scheduler_address
-    address = scheduler_address(None if cluster is None else require_utf8(cluster, "--cluster"), scheduler_file)
+    from ssdlab.distributed.cluster import ClusterRunner
+    runner = ClusterRunner.checked(None if cluster is None else require_utf8(cluster, "--cluster"), scheduler_file,
+                                   tls)
 
     def runner_for(run_jobs: Sequence[RunJob], asked: int | None) -> Runner:
         plan_requests([job.request for job in run_jobs], None)  # every variant's drive built here first
-        return ClusterRunner.connected(address)
+        runner.connect()
+        return runner
 
     return runner_for
 

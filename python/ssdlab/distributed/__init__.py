@@ -6,6 +6,7 @@
     local      the runner on this machine's cores (side_by_side.py: memory-aware, one thread a drive)
     cluster    the runner on a Dask cluster's workers (--cluster; Dask imported only then): each run
                made in a private database on a worker, its rows stored by the client (store/transfer.py)
+    certs      a cluster's TLS certificates (`ssdlab fleet certs`) and each role's Dask Security from them
     sweeps     a sweep planned (every variant checked before anything runs), stored, run, resumed
     results    a sweep's table: each variant's overrides and primary scores (CSV, JSON)
 

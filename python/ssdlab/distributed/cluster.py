@@ -16,7 +16,10 @@ stored as they end.
 
 Dask is imported here only, and this module only when a cluster is asked for: `ssdlab`
 without `--cluster` never loads it. A plain-TCP cluster beyond the loopback is refused
-before any connection (there is no TLS yet: issue 29, item 4).
+before any connection; a `tls://` one is connected to with the client's certificate of
+`ssdlab fleet certs` (`--tls DIR`, certs.py), which the scheduler requires, as it requires
+its workers'. What that protects, and what it does not (a client's certificate lets its
+holder run any code on the workers): certs.py.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ from ssdlab.session import RunRequest, resume_run, start_run
 from ssdlab.store import Store
 from ssdlab.store.transfer import RunRows, read_run, write_run
 
-TLS_NEEDED = "TLS with mutual certificates is needed beyond the loopback; `ssdlab fleet certs` (coming) makes them"
+TLS_NEEDED = ("TLS with mutual certificates is needed beyond the loopback: `ssdlab fleet certs DIR` makes them, "
+              "then tls://HOST:PORT with --tls DIR")
 CONNECT_TIMEOUT_S = 30
 SCHEMES = ("tcp", "tls")
 
@@ -81,9 +85,10 @@ def run_on_worker(request: RunRequest, stored: RunRows | None = None, run_id: in
             return WorkerResult(read_run(store, made[0]), error, code)
 
 
-def scheduler_address(address: str | None, scheduler_file: Path | None) -> str:
-    """The scheduler's address, from --cluster or the `address` of a Dask scheduler file;
-    refused unless it is tcp:// or tls:// on the loopback (TLS_NEEDED), before any connection."""
+def scheduler_address(address: str | None, scheduler_file: Path | None, tls: Path | None = None) -> str:
+    """The scheduler's address, from --cluster or the `address` of a Dask scheduler file,
+    checked before any connection: tcp:// on the loopback only (TLS_NEEDED), tls:// with
+    the certificates' directory `tls` (--tls), and --tls with tls:// only."""
     if (address is None) == (scheduler_file is None):
         raise SsdlabError("give the cluster as --cluster ADDRESS or --scheduler-file FILE, one of them")
     if scheduler_file is not None:
@@ -101,8 +106,13 @@ def scheduler_address(address: str | None, scheduler_file: Path | None) -> str:
         host = port = None
     if parts.scheme not in SCHEMES or not host or port is None:
         raise SsdlabError(f"the cluster address {address!r} is not tcp://HOST:PORT or tls://HOST:PORT")
-    if not _loopback(host):
+    if parts.scheme == "tls" and tls is None:
+        raise SsdlabError(f"the cluster address {address} is tls://: give the client's certificates with --tls DIR "
+                          "(`ssdlab fleet certs DIR` makes them)")
+    if parts.scheme == "tcp" and not _loopback(host):
         raise SsdlabError(f"the cluster address {address} is beyond the loopback: {TLS_NEEDED}")
+    if parts.scheme == "tcp" and tls is not None:
+        raise SsdlabError(f"--tls is for a tls:// address, and {address} is not one")
     return f"{parts.scheme}://{parts.netloc}"
 
 
@@ -116,30 +126,44 @@ def _loopback(host: str) -> bool:
 
 
 class ClusterRunner:
-    """Runs jobs on the Dask cluster at `address` (checked by scheduler_address)."""
+    """Runs jobs on the Dask cluster at `address` (checked by scheduler_address), connected
+    with `security` (a tls:// address: the client's, certs.cluster_security)."""
 
-    def __init__(self, address: str, retries: int = 1, task: Any = run_on_worker):
-        self.address, self.retries, self.task = address, retries, task
+    def __init__(self, address: str, retries: int = 1, task: Any = run_on_worker, security: Any = None):
+        self.address, self.retries, self.task, self.security = address, retries, task, security
         self.note: str | None = None
         self._client: Any = None
 
     @classmethod
-    def connected(cls, address: str | None, scheduler_file: Path | None = None, **kwargs: Any) -> ClusterRunner:
-        """Connected to the scheduler, its workers' ssdlab versions checked: those that differ
-        from this one are the runner's note (simulated drives give their results whatever
-        the version; the note says which workers may differ)."""
-        runner = cls(scheduler_address(address, scheduler_file), **kwargs)
+    def checked(cls, address: str | None, scheduler_file: Path | None = None, tls: Path | None = None,
+                **kwargs: Any) -> ClusterRunner:
+        """Not yet connected; its address and certificates checked."""
+        from ssdlab.distributed.certs import cluster_security
+        checked = scheduler_address(address, scheduler_file, tls)
+        return cls(checked, security=None if tls is None else cluster_security(tls, "client"), **kwargs)
+
+    @classmethod
+    def connected(cls, address: str | None, scheduler_file: Path | None = None, tls: Path | None = None,
+                  **kwargs: Any) -> ClusterRunner:
+        """Connected to the scheduler, its workers' ssdlab versions checked (`connect`)."""
+        runner = cls.checked(address, scheduler_file, tls, **kwargs)
         runner.connect()
         return runner
 
     def connect(self) -> None:
+        """Connects; the workers' ssdlab versions that differ from this one are the runner's
+        note (simulated drives give their results whatever the version; the note says which
+        workers may differ)."""
         from distributed import Client
 
         import ssdlab
         try:
-            self._client = Client(self.address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
-        except OSError as exc:
-            raise SsdlabError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
+            self._client = Client(self.address, timeout=CONNECT_TIMEOUT_S, set_as_default=False,
+                                  security=self.security)
+        except OSError as exc:  # a certificate refused, by either side, too (Dask's CommClosedError)
+            hint = "" if self.security is None else (" (with TLS: the scheduler's certificates and --tls DIR's "
+                                                     "must come from the same `ssdlab fleet certs`)")
+            raise SsdlabError(f"cannot reach the Dask scheduler at {self.address}: {exc}{hint}") from None
         versions = self._client.run(_ssdlab_version)
         if not versions:
             self.close()
