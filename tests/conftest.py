@@ -52,3 +52,11 @@ def run_cli(*args, db=None, check=True, timeout=600, **kwargs):
     if check and proc.returncode != 0:
         raise AssertionError(f"{argv} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+def table_column(text: str, header: str) -> list[str]:
+    """The cells of one column of a table rich printed (piped: whole rows, one a line), top to bottom."""
+    lines = text.splitlines()
+    heads = next(line for line in lines if line.startswith("┃")).strip("┃").split("┃")
+    index = [h.strip() for h in heads].index(header)
+    return [line.strip("│").split("│")[index].strip() for line in lines if line.startswith("│")]

@@ -5,6 +5,7 @@ the commands as main.py mounts them."""
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 import typer
@@ -19,7 +20,7 @@ from ssdlab.cli.runs import runs_command
 from ssdlab.cli.show import show_command
 from ssdlab.errors import SsdlabError
 from ssdlab.store import Store
-from tests.conftest import run_cli
+from tests.conftest import run_cli, table_column
 from tests.paths import GOLDEN, SMALL_PRESET
 
 DATA = GOLDEN / "fio_json"
@@ -73,8 +74,11 @@ def test_imported_runs_are_listed_as_imported(db):
     assert [(r["id"], r["suite"], r["status"], r["tests_done"]) for r in runs[1:]] == [
         (n, "fio-json (imported)", "done", 1) for n in range(2, 6)]
     assert runs[1]["name"] == "fio-3.33-several-jobs.json" and runs[1]["created_at"].startswith("2026-11-27T06:54")
+    # the machine that ran each: this one for the simulated run, fio's client for the client's output
+    assert [r["host"] for r in runs] == [socket.gethostname(), None, None, "localhost", None]
     table = ssdlab("runs", "--db", path).stdout
     assert "fio-json (imported)" in table and "fio-3.33-client.json" in table
+    assert table_column(table, "host") == [socket.gethostname(), "", "", "localhost", ""]
 
 
 def test_show_has_every_job_with_its_figures(db):

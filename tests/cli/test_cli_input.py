@@ -3,13 +3,14 @@ never a traceback; and names from users shown literally, never obeyed by the ter
 
 import json
 import shutil
+import socket
 import sqlite3
 
 import pytest
 
 from ssdlab.store import Store
 from ssdlab.units import GiB, KiB, MiB, TiB, format_bytes
-from tests.conftest import run_cli
+from tests.conftest import run_cli, table_column
 from tests.loop_devices import loop_device, require, run
 from tests.paths import SMALL_PRESET as SMALL
 
@@ -175,6 +176,13 @@ def test_runs_shows_names_escaped_and_whole_rows_when_piped(db):
     assert "\x1b" not in out and SHOWN_NAME in out
     rows = [line for line in out.splitlines() if LONG_NAME in line]
     assert len(rows) == 1 and str(SMALL) in rows[0]  # one full row, nothing cut
+
+
+def test_runs_shows_the_host_that_made_each_run(db):
+    assert table_column(run_cli("runs", db=db).stdout, "host") == [socket.gethostname()] * 2
+    runs = json.loads(run_cli("runs", "--json", db=db).stdout)
+    assert [r["host"] for r in runs] == [socket.gethostname()] * 2
+    assert f"host: {socket.gethostname()}" in run_cli("show", "1", db=db).stdout.splitlines()
 
 
 def test_show_prints_the_name_escaped_and_the_status(db):

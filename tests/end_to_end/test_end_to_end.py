@@ -77,7 +77,7 @@ def _kill_when(db, proc, ready):
 def test_a_run_killed_with_sigkill_resumes_without_losing_or_rerunning_tests(scratch, kill_point):
     db = scratch / "resume.db"
     tests = "seq-read-burst,seq-read-sustained,seq-write-burst"
-    proc = subprocess.Popen([sys.executable, "-m", "ssdlab", "run", scratch / "drive.img", "--scale", "0.01",
+    proc = subprocess.Popen([sys.executable, "-m", "ssdlab", "run", scratch / "drive.img", "--scale", "0.001",
                              "--tests", tests, "--db", db, "--json"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if kill_point == "first-test":

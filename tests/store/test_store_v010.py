@@ -17,7 +17,7 @@ import pytest
 
 from ssdlab.store import Store
 from ssdlab.store.migrations import APPLICATION_ID, MIGRATIONS
-from tests.conftest import run_cli
+from tests.conftest import run_cli, table_column
 from tests.paths import DB_V010 as FIXTURE
 
 FIXTURE_SHA256 = "5c3c713e4ba30719448925462121a52f1bbf0e146b4013180161d6aa5448b719"
@@ -54,6 +54,8 @@ def test_runs_lists_the_four_runs(copy):
     assert [runs[i]["status"] for i in (0, 1, 3)] == ["done"] * 3
     assert runs[2]["status"] == "interrupted"  # stopped half-way; no process holds it
     assert {r["ssdlab_version"] for r in runs} == {"0.1.0"}
+    assert [r["host"] for r in runs] == [None] * 4  # 0.1.0 recorded no host name
+    assert table_column(run_cli("runs", db=copy).stdout, "host") == [""] * 4
 
 
 def test_show_gives_each_tests_state_and_score(copy):

@@ -5,6 +5,7 @@ README); the wipefs ones are recordings.
 """
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -127,5 +128,19 @@ def test_host_identity(tmp_path):
     assert host_identity(commands, tmp_path) == {
         "cpu_model": "AMD Ryzen 9 7950X 16-Core Processor", "logical_cores": 2,
         "kernel": "6.1.0-18-amd64", "os": "Debian GNU/Linux 12 (bookworm)",
-        "memory_bytes": 65536000 * 1024}
-    assert all(v is None for v in host_identity(ReplayCommands(), tmp_path / "none").values())
+        "memory_bytes": 65536000 * 1024, "hostname": socket.gethostname()}
+    unknown = host_identity(ReplayCommands(), tmp_path / "none")
+    assert unknown.pop("hostname") == socket.gethostname()  # the name is the machine's, not read under root
+    assert all(v is None for v in unknown.values())
+
+
+def test_host_identity_has_the_host_name_cleaned_or_none(tmp_path, monkeypatch):
+    monkeypatch.setattr(socket, "gethostname", lambda: "  worker-7.lab  \n")
+    assert host_identity(ReplayCommands(), tmp_path)["hostname"] == "worker-7.lab"
+    monkeypatch.setattr(socket, "gethostname", lambda: "")
+    assert host_identity(ReplayCommands(), tmp_path)["hostname"] is None
+
+    def fails():
+        raise OSError("no name")
+    monkeypatch.setattr(socket, "gethostname", fails)
+    assert host_identity(ReplayCommands(), tmp_path)["hostname"] is None  # a fact missing, never an error

@@ -36,6 +36,8 @@ def show_command(run_id: RunIdArgument,
         print_alarm(console, alarm["test"], alarm["alarm"])
     described = ", ".join(f"{k}={shown(v)}" for k, v in ident.items() if v not in (None, ""))
     console.print(f"target: {described}")
+    if hostname := run["host"].get("hostname"):  # the machine that made the run (the JSON has its facts)
+        console.print(f"host: {shown(hostname)}", highlight=False)
     console.print("engine: " + ", ".join(f"{k}={shown(v)}" for k, v in doc["engine"].items()))
     for note in doc["telemetry_notes"]:
         console.print(f"[yellow]telemetry:[/] {shown(placed_note(note['test'], note['step'], note['note']))}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,16 @@ def host_identity(commands: Commands, root: Path = Path("/")) -> dict[str, Any]:
         "kernel": _text(uname.stdout) if uname.returncode == 0 else None,
         "os": pretty.group(1) if pretty else None,
         "memory_bytes": int(meminfo.group(1)) * 1024 if meminfo else None,
+        # which machine made the run (runs may be made on other machines): `ssdlab runs` shows it
+        "hostname": _hostname(),
     }
+
+
+def _hostname() -> str | None:
+    try:
+        return _text(socket.gethostname())
+    except OSError:
+        return None
 
 
 def _nvme(device: str, commands: Commands) -> dict[str, Any]:
