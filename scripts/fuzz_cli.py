@@ -443,10 +443,29 @@ def make_case(rng: random.Random, seeds: Seeds) -> Case:
     return Case("make", [make, stats])
 
 
+# A fleet (docs/sweeps.md): certificates with a mutated host or validity, and fleet targets,
+# worker drives and cluster addresses mutated; every address is beyond the loopback, so each
+# command is refused (or makes certificates) before anything is connected to.
+FLEET_HOSTS = [b"10.0.0.5", b"node-1.lab", b"fd00::7", b"-x", b"a b", b"\xff", b"localhost"]
+FLEET_DAYS = [b"365", b"1", b"3650", b"0", b"3651", b"-1", b"x"]
+FLEET_TARGETS = [b"lab-3:/dev/nvme1n1", b"10.0.0.7:/dev/sdb", b"[fd00::7]:/dev/sdb", b"lab-3:/tmp/x", b"lab 3:/dev/x"]
+BEYOND = [b"tcp://10.1.2.3:8786", b"tls://10.1.2.3:8786", b"tcp://node-1.lab:8786", b"udp://10.1.2.3:1", b"10.1.2.3"]
+WORKER_DRIVES = [b"S6B0NL0T123456", b"/dev/null", b"/dev/nvme9n9", b"", b"/etc/passwd"]
+
+
+def fleet_case(rng: random.Random, seeds: Seeds) -> Case:
+    beyond = rng.choice(BEYOND)  # not mutated: a mutation could reach the loopback, where a connection is tried
+    commands = [[b"fleet", b"certs", b"certs", b"--host", argument(rng, FLEET_HOSTS), b"--days",
+                 argument(rng, FLEET_DAYS)],
+                db(b"run", argument(rng, FLEET_TARGETS), b"--cluster", beyond, b"--tests", b"seq-read-burst"),
+                [b"worker", b"--scheduler", beyond, b"--drive", argument(rng, WORKER_DRIVES)]]
+    return Case("fleet", [rng.choice(commands)])
+
+
 # How many inputs of each kind, per 1000.
 MIX = [(suite_case, 140), (preset_case, 140), (jobfile_case, 180), (csv_case, 120),
        (name_case, 70), (option_case, 170), (recover_case, 60), (trace_case, 60), (make_case, 30), (import_case, 60),
-       (sweep_case, 60)]
+       (sweep_case, 50), (fleet_case, 10)]
 
 
 def draw_cases(seed: int, count: int) -> list[Case]:

@@ -403,6 +403,7 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         store.run(run_id)  # it exists
         holds.enter_context(locks.hold_run(store.path, run_id))
         run = store.run(run_id)  # read under the hold: no other process changes it now
+        _refuse_fleet_run(run_id, run.target)
         if run.status is RunStatus.DONE:
             raise SsdlabError(f"run {run_id} is already complete: `ssdlab show {run_id}`")
         extras = store.run_extras(run_id)
@@ -424,6 +425,14 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
         _execute(store, run_id, backend, pending, show_progress, telemetry, Scale(run.scale),
                  int(extras["options"].get("repeat", 1)))
     return run_id
+
+
+def _refuse_fleet_run(run_id: int, target: str) -> None:
+    """A run on a fleet's drive goes on on its host (`ssdlab resume --cluster`), not here."""
+    from ssdlab.distributed.fleet import fleet_target
+    if fleet_target(target):
+        raise SsdlabError(f"run {run_id} ran on a drive of a fleet ({target}): `ssdlab resume {run_id} --cluster "
+                          "ADDRESS` continues it on its host")
 
 
 def _refuse_waited_on(request: RunRequest, commands: Commands) -> None:

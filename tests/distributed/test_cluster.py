@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import cloudpickle
@@ -16,17 +19,15 @@ from distributed import LocalCluster
 
 from ssdlab.catalogue import Scale
 from ssdlab.distributed.cluster import TLS_NEEDED, ClusterRunner, run_on_worker, scheduler_address
-from ssdlab.distributed.local import LocalRunner
 from ssdlab.distributed.results import sweep_table
 from ssdlab.distributed.runner import RunJob
-from ssdlab.distributed.specs import SweepSpec
-from ssdlab.distributed.sweeps import new_sweep, resume_sweep, run_sweep
+from ssdlab.distributed.sweeps import resume_sweep, run_sweep
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import SilentReporter
 from ssdlab.session import RunRequest
 from ssdlab.store import Store
 from tests.conftest import run_cli
-from tests.distributed.test_sweeps import GRID, TESTS, _StoppedInTheSecondVariant
+from tests.distributed.test_sweeps import GRID, TESTS, stopped_sweep
 
 OPTIONS = ["--suite", "quick", "--tests", "rand-read-burst", "--scale", "0.01"]
 
@@ -121,12 +122,12 @@ def test_workers_of_another_ssdlab_are_named_in_a_note_before_anything_runs(clus
         runner.close()
 
 
-def exit_on_first_attempt(marker: str, request, stored=None, run_id=None):
+def exit_on_first_attempt(marker: str, request, stored=None, topic=None):
     """run_on_worker, but the worker process dies mid-task the first time."""
     if not os.path.exists(marker):
         Path(marker).write_text("died once")
         os._exit(1)
-    return run_on_worker(request, stored, run_id)
+    return run_on_worker(request, stored, topic)
 
 
 def test_a_worker_lost_mid_run_has_its_run_retried_elsewhere_and_stored(cluster, tmp_path):
@@ -141,7 +142,7 @@ def test_a_worker_lost_mid_run_has_its_run_retried_elsewhere_and_stored(cluster,
         assert store.run(outcome.run_id).status.value == "done"
 
 
-def always_exit(request, stored=None, run_id=None):
+def always_exit(request, stored=None, topic=None):
     os._exit(1)
 
 
@@ -150,7 +151,8 @@ def test_a_run_whose_retry_fails_too_is_left_to_resume(cluster, tmp_path):
     request = RunRequest("sim:wd-sn850-1tb", suite="quick", tests=("rand-read-burst",), scale=Scale(0.01), db=db)
     (outcome,) = ClusterRunner(cluster, task=always_exit).run(
         [RunJob(request)], lambda request, run_id, tests: SilentReporter())
-    assert outcome.run_id is None and "KilledWorker" in outcome.error and "a resume runs it again" in outcome.error
+    assert outcome.run_id is None and "KilledWorker" in outcome.error
+    assert "nothing of it was stored: it runs again" in outcome.error
     assert outcome.exit_code == Interrupted.exit_code
     assert not db.exists()  # nothing stored of it
 
@@ -160,13 +162,7 @@ def test_an_interrupted_sweep_resumes_on_the_cluster(cluster, tmp_path):
     continued there under its own id, its finished test kept, the variants not run made there."""
     db = tmp_path / "ssdlab.db"
     shared = RunRequest(target="", suite="quick", tests=tuple(TESTS.split(",")), scale=Scale(0.01), db=db)
-
-    def stopped(jobs, asked):
-        LocalRunner.planned(jobs, asked)
-        return _StoppedInTheSecondVariant()
-
-    plan = new_sweep("wd-sn850-1tb", SweepSpec(sets=tuple(GRID[1::2])), shared, None, runner_for=stopped)
-    run_sweep(plan, lambda request, run_id, tests: SilentReporter())
+    plan, _ = stopped_sweep(shared)
     with Store.open_existing(db) as store:
         before = [r.finished_at for r in store.tests(2)]
     assert before[0] is not None and before[1] is None
@@ -182,3 +178,31 @@ def test_an_interrupted_sweep_resumes_on_the_cluster(cluster, tmp_path):
         assert store.steps(2, after[1].seq)
     assert [r.status for r in table.rows] == ["done"] * 4
     assert after[0].finished_at == before[0]  # the finished test was not run again
+
+
+def test_ctrl_c_stops_a_sweep_on_the_cluster_leaving_what_was_sent_to_resume(cluster, tmp_path):
+    """SIGINT once the first run has been sent: the command ends at once with Interrupted's
+    status; the runs sent are stored, none left held; `sweep --resume` finishes them all."""
+    db = tmp_path / "ssdlab.db"
+    argv = [sys.executable, "-m", "ssdlab", "sweep", "wd-sn850-1tb", *GRID, "--tests", TESTS, "--scale", "0.05",
+            "--cluster", cluster, "--db", str(db)]
+    client = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def sent() -> bool:
+        with Store.open_existing(db, readonly=True) as store:
+            return bool(store.runs())
+    deadline = time.monotonic() + 60
+    while not (db.exists() and sent()):
+        assert time.monotonic() < deadline and client.poll() is None, client.stderr.read() if client.stderr else ""
+        time.sleep(0.1)
+    client.send_signal(signal.SIGINT)
+    _, err = client.communicate(timeout=60)
+    assert client.returncode == Interrupted.exit_code, err
+    assert "sweep --resume 1" in " ".join(err.split())
+    with Store.open_existing(db, readonly=True) as store:
+        stopped = store.runs()
+    assert stopped and all(r.status.value in ("interrupted", "done") for r in stopped)  # none held: all resumable
+    assert len(stopped) < 4 or any(r.status.value == "interrupted" for r in stopped)  # stopped part way
+    run_cli("sweep", "--resume", "1", "--cluster", cluster, db=db, timeout=300)
+    with Store.open_existing(db, readonly=True) as store:
+        assert [r.status for r in sweep_table(store, 1).rows] == ["done"] * 4

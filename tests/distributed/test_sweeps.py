@@ -18,15 +18,17 @@ from contextlib import closing
 
 import pytest
 
+from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale
 from ssdlab.distributed.local import LocalRunner
 from ssdlab.distributed.results import sweep_table
 from ssdlab.distributed.runner import Outcome
 from ssdlab.distributed.specs import SweepSpec
-from ssdlab.distributed.sweeps import new_sweep, resume_sweep, run_sweep
+from ssdlab.distributed.sweeps import SweepPlan, new_sweep, resume_sweep, run_sweep
 from ssdlab.errors import Interrupted
 from ssdlab.execution import SilentReporter
-from ssdlab.session import RunRequest
+from ssdlab.model import Age
+from ssdlab.session import SIM_AGE, SIM_HOST, RunRequest
 from ssdlab.store import Store
 from tests.cli.test_cli_input import refused
 from tests.conftest import run_cli
@@ -130,8 +132,8 @@ def test_a_variant_the_simulator_refuses_stops_the_sweep_before_anything_runs(sw
     ([], "give the variants"),
     (["--set", "cache.max_cell_share=0.3", "--jobs", "0"], "--jobs must be 1 to 64, not 0"),
     (["--set", "cache.max_cell_share=0.3", "--resume", "1"], "--resume runs a stored sweep with its own drive, "
-                                                              "variants, suite and scale: leave out BASE, --set, "
-                                                              "--suite, --tests, --scale"),
+                                                              "variants, suite, scale and host: leave out BASE, "
+                                                              "--set, --suite, --tests, --scale"),
 ])
 def test_bad_input_is_one_line_saying_what_to_do(tmp_path, args, says):
     db = tmp_path / "none.db"
@@ -152,6 +154,17 @@ class _InterruptedAtSecondTest(SilentReporter):
     def test_started(self, position, total, test):
         if position == 2:
             raise KeyboardInterrupt  # as Ctrl-C between two tests
+
+
+def stopped_sweep(shared: RunRequest) -> tuple[SweepPlan, list[Outcome]]:
+    """The 2 x 2 grid as an interrupt leaves it (_StoppedInTheSecondVariant): its plan and outcomes."""
+
+    def stopped(jobs, asked):
+        LocalRunner.planned(jobs, asked)  # every variant checked, as the local runner does
+        return _StoppedInTheSecondVariant()
+
+    plan = new_sweep("wd-sn850-1tb", SweepSpec(sets=tuple(GRID[1::2])), shared, None, runner_for=stopped)
+    return plan, run_sweep(plan, lambda request, run_id, tests: SilentReporter())
 
 
 class _StoppedInTheSecondVariant:
@@ -175,14 +188,7 @@ class _StoppedInTheSecondVariant:
 def test_an_interrupted_sweep_resumed_runs_only_what_is_missing(tmp_path):
     db = tmp_path / "ssdlab.db"
     shared = RunRequest(target="", suite="quick", tests=tuple(TESTS.split(",")), scale=Scale(0.01), db=db)
-    spec = SweepSpec(sets=tuple(GRID[1::2]))
-
-    def stopped(jobs, asked):
-        LocalRunner.planned(jobs, asked)  # every variant checked, as the local runner does
-        return _StoppedInTheSecondVariant()
-
-    plan = new_sweep("wd-sn850-1tb", spec, shared, None, runner_for=stopped)
-    outcomes = run_sweep(plan, lambda request, run_id, tests: SilentReporter())
+    plan, outcomes = stopped_sweep(shared)
     assert [(o.run_id, o.error is None) for o in outcomes] == [(1, True), (2, False), (None, False), (None, False)]
     with Store.open_existing(db) as store:
         before = {run_id: [r.finished_at for r in store.tests(run_id)] for run_id in (1, 2)}
@@ -210,6 +216,28 @@ def test_an_interrupted_sweep_resumed_runs_only_what_is_missing(tmp_path):
     once = [v["scores"] for v in grid["variants"]]
     assert [table.rows[k].scores for k in (0, 2, 3)] == [once[k] for k in (0, 2, 3)]
     assert table.rows[1].scores["rand-read-burst"] == once[1]["rand-read-burst"]
+
+
+def test_the_drives_host_and_age_reach_every_variant_also_those_made_on_resume(tmp_path):
+    """A cooler-less drive in a 45 °C case, aged 100 P/E cycles, APST off: each run records
+    them, and the variants a resume makes get them from the sweep, not from the command."""
+    db = tmp_path / "ssdlab.db"
+    shared = RunRequest(target="", suite="quick", tests=tuple(TESTS.split(",")), scale=Scale(0.01), db=db,
+                        cooling=Cooling.BARE, ambient_c=45.0, age=Age.parse("100pe"), apst_latency_us=0,
+                        no_low_power_states=True)
+    plan, _ = stopped_sweep(shared)
+    with Store.open_existing(db) as store:
+        options = store.run_extras(1)["options"]
+    assert options[SIM_HOST]["cooling"] == "bare" and options[SIM_HOST]["ambient_c"] == 45.0
+    assert options[SIM_HOST]["apst_latency_us"] == 0 and options[SIM_HOST]["low_power_states"] is False
+    assert Age.model_validate(options[SIM_AGE]) == Age.parse("100pe")
+    resumed = resume_sweep(str(plan.sweep_id), db, None)
+    for job in resumed.jobs:
+        host = (job.request.cooling, job.request.ambient_c, job.request.age, job.request.apst_latency_us,
+                job.request.no_low_power_states)
+        assert host == (Cooling.BARE, 45.0, Age.parse("100pe"), 0, True), job.request.target
+    refused = run_cli("sweep", "--resume", "1", "--cooling", "fan", "--age", "5pe", db=db, check=False)
+    assert refused.returncode == 2 and "leave out --cooling, --age" in refused.stderr
 
 
 def test_ctrl_c_stops_a_sweep_resumably_and_says_how_to_go_on(tmp_path):

@@ -31,6 +31,7 @@ COMMANDS = {
     "sweep": "ssdlab.cli.sweep:sweep_command",
     "sweeps": "ssdlab.cli.sweeps:sweeps_app",
     "fleet": "ssdlab.cli.fleet:fleet_app",
+    "worker": "ssdlab.cli.worker:worker_command",
     "tests": "ssdlab.cli.tests:tests_command",
     "suites": "ssdlab.cli.suites:suites_command",
     "analyze": "ssdlab.cli.analyze:analyze_app",

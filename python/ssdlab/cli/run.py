@@ -3,39 +3,47 @@ several simulated drives run side by side (side_by_side.py), one run each."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale
 from ssdlab.catalogue.retention import duration_words
-from ssdlab.cli.options import DbOption, JsonOption, ScaleOption, SuiteOption, TestsOption, parse_test_ids, size_option
+from ssdlab.cli.options import (
+    AgeOption,
+    AmbientOption,
+    ApstLatencyOption,
+    CoolingOption,
+    DbOption,
+    JsonOption,
+    MixedVersionsOption,
+    NoLowPowerStatesOption,
+    ScaleOption,
+    SchedulerFileOption,
+    SuiteOption,
+    TestsOption,
+    TlsOption,
+    parse_age,
+    parse_test_ids,
+    size_option,
+)
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, ProgressReporter, progress_rows
 from ssdlab.errors import SsdlabError
-from ssdlab.model import Age, RunStatus
+from ssdlab.model import RunStatus
 from ssdlab.session import RunRequest, dry_run_document, start_run
-from ssdlab.side_by_side import Outcome, Plan, plan, run_side_by_side
+from ssdlab.side_by_side import Outcome, Plan, ReporterFor, plan, run_side_by_side
 from ssdlab.text import require_utf8
 from ssdlab.units import format_duration, shown_date
 
 
-def _age(text: str | None) -> Age | None:
-    if text is None:
-        return None
-    try:
-        return Age.parse(text)
-    except ValueError as exc:
-        raise SsdlabError(f"--age: {exc}") from None
-
-
 def run_command(
-    targets: Annotated[list[str], typer.Argument(
+    targets: Annotated[list[str] | None, typer.Argument(
         metavar="TARGET...",
         help="block device (/dev/nvme0n1), file path, or sim:PRESET; several sim:PRESET targets run side by "
-             "side, one run each")],
+             "side, one run each; HOST:/dev/NAME, a drive of a fleet (--cluster)")] = None,
     suite: SuiteOption = "client",
     tests: TestsOption = None,
     scale: ScaleOption = 1.0,
@@ -51,20 +59,11 @@ def run_command(
         "--power-meter", metavar="CMD|hwmon:PATH",
         help="measure energy per step: a command printing `t_seconds,watts` lines, or an ina2xx-style "
              "hwmon power chip")] = None,
-    apst_latency_us: Annotated[int | None, typer.Option(
-        "--apst-latency-us", metavar="US",
-        help="sim:PRESET only: the host's APST latency limit in µs (Linux's default 100000; 0: APST off)")] = None,
-    no_low_power_states: Annotated[bool, typer.Option(
-        "--no-low-power-states",
-        help="sim:PRESET only: a platform on which the drive cannot reach its non-operational power states "
-             "(no PCIe L1.2)")] = False,
-    cooling: Annotated[Cooling | None, typer.Option(
-        help="sim:PRESET only: how the drive is cooled (the simulator's default: a heatsink)")] = None,
-    ambient_c: Annotated[float | None, typer.Option(
-        "--ambient-c", metavar="C", help="sim:PRESET only: the air around the drive, °C (default 35)")] = None,
-    age: Annotated[str | None, typer.Option(
-        metavar="AGE", help="sim:PRESET only: the drive worn before the first test, as its life before the run "
-                            "would have left it: 2000pe (P/E cycles), 80% (of its rated cycles) or 400TBW")] = None,
+    apst_latency_us: ApstLatencyOption = None,
+    no_low_power_states: NoLowPowerStatesOption = False,
+    cooling: CoolingOption = None,
+    ambient_c: AmbientOption = None,
+    age: AgeOption = None,
     jobs: Annotated[int | None, typer.Option(
         help="several sim: targets: how many drives run at once (default: one per usable core, as far as the "
              "available memory allows)")] = None,
@@ -115,6 +114,17 @@ def run_command(
     trace_qd: Annotated[int | None, typer.Option(
         "--trace-qd", metavar="N",
         help="the trace test: most commands outstanding (default 1023 in time, 32 with --no-timing)")] = None,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", metavar="ADDRESS",
+        help="targets HOST:/dev/NAME: run on the drives of a fleet, each on the `ssdlab worker` of its host, "
+             "through the Dask scheduler at ADDRESS (docs/sweeps.md)")] = None,
+    fleet: Annotated[Path | None, typer.Option(
+        "--fleet", metavar="FILE",
+        help="with --cluster: the drives to run on, instead of TARGETs, each with its host and its consent "
+             "(docs/sweeps.md)")] = None,
+    scheduler_file: SchedulerFileOption = None,
+    tls: TlsOption = None,
+    allow_mixed_versions: MixedVersionsOption = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan; touch nothing")] = False,
     json_out: JsonOption = False,
 ) -> None:
@@ -126,12 +136,22 @@ def run_command(
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
         power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),
         apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states, cooling=cooling,
-        ambient_c=ambient_c, age=_age(age), repeat=repeat, retention_days=retention_days, retention_c=retention_c,
+        ambient_c=ambient_c, age=parse_age(age), repeat=repeat, retention_days=retention_days, retention_c=retention_c,
         endurance_volume=endurance_volume, endurance_workload=endurance_workload, endurance_probes=endurance_probes,
         traces=tuple(trace or ()), trace_format=trace_format, trace_device=trace_device, trace_fit=trace_fit,
         trace_block=trace_block, idle_cap_ms=idle_cap_ms, trace_speed=trace_speed, no_timing=no_timing,
         trace_qd=trace_qd)
-    runs = plan([require_utf8(t, "the target") for t in targets], shared, jobs)
+    named = [require_utf8(t, "the target") for t in targets or []]
+    if cluster is not None or scheduler_file is not None:
+        requests = _fleet_requests(named, fleet, shared)
+        _run_on_fleet(requests, cluster, scheduler_file, tls, allow_mixed_versions, jobs, dry_run, json_out)
+        return
+    if fleet is not None:
+        raise SsdlabError("--fleet names drives on other hosts: give the fleet's --cluster ADDRESS too")
+    if not named:
+        raise SsdlabError("give a TARGET: a block device, a file, or sim:PRESET (`ssdlab drives` lists presets)")
+    refuse_fleet_targets(named)
+    runs = plan(named, shared, jobs)
     if dry_run:
         _dry_run(runs.requests, json_out)
     elif len(runs.requests) > 1:
@@ -163,21 +183,71 @@ def outcome(db: Path | None, run_id: int) -> str:
             f"{kept}, as stated, and come back after {shown_date(wait.until)}: `ssdlab resume {run_id}`")
 
 
+def refuse_fleet_targets(targets: list[str]) -> None:
+    """A drive of a fleet (HOST:/dev/NAME) is reached through its cluster only."""
+    from ssdlab.distributed.fleet import fleet_target
+    if fleet := [t for t in targets if fleet_target(t)]:
+        raise SsdlabError(f"{', '.join(fleet)}: a drive on another host runs through the fleet's cluster: "
+                          "give --cluster ADDRESS (its host runs `ssdlab worker --drive`)")
+
+
+def _fleet_requests(targets: list[str], fleet: Path | None, shared: RunRequest) -> list[RunRequest]:
+    """A request per drive: the TARGETs, each HOST:/dev/NAME, or the drives of the fleet file
+    (each with its own consent, else --destroy-data's)."""
+    from dataclasses import replace
+
+    from ssdlab.distributed.fleet import fleet_target
+    from ssdlab.distributed.fleet_file import read_fleet
+    if fleet is not None:
+        if targets:
+            raise SsdlabError("give the drives as TARGETs or in --fleet FILE, not both")
+        return [replace(shared, target=d.target, destroy_data=d.destroy_data or shared.destroy_data)
+                for d in read_fleet(fleet)]
+    if not targets:
+        raise SsdlabError("give the fleet's drives as TARGETs, HOST:/dev/NAME, or in --fleet FILE")
+    if not_fleet := [t for t in targets if not fleet_target(t)]:
+        raise SsdlabError(f"{', '.join(not_fleet)}: with --cluster, targets are drives of the fleet, "
+                          "HOST:/dev/NAME (simulated drives on a cluster: `ssdlab sweep --cluster`)")
+    return [replace(shared, target=t) for t in targets]
+
+
+def _run_on_fleet(requests: list[RunRequest], cluster: str | None, scheduler_file: Path | None,
+                  tls: Path | None, allow_mixed_versions: bool, jobs: int | None, dry_run: bool,
+                  json_out: bool) -> None:
+    """Each drive run on the worker of its host, stored here."""
+    from ssdlab.distributed.fleet import FleetRunner
+    from ssdlab.distributed.runner import RunJob
+    if jobs is not None:
+        raise SsdlabError("--jobs is for simulated drives on this machine; a fleet's drives each run on their host")
+    if dry_run:
+        raise SsdlabError("--dry-run plans on the drive's own host: run `ssdlab run /dev/NAME --dry-run` there")
+    runner = FleetRunner.checked(cluster, scheduler_file, tls, allow_mixed_versions=allow_mixed_versions)
+    runner.connect()
+    follow_outcomes(lambda reporter_for: runner.run([RunJob(r) for r in requests], reporter_for), requests[0].db,
+                    json_out)
+
+
 def _run_side_by_side(runs: Plan, json_out: bool) -> None:
     """Every run to its end, each named by its target; then what became of each, and the exit
     status of the first that did not complete."""
     if runs.note:
         err_console.print(f"[yellow]note:[/] {shown(runs.note)}", highlight=False)
+    follow_outcomes(lambda reporter_for: run_side_by_side(runs.requests, runs.jobs, reporter_for),
+                    runs.requests[0].db, json_out)
+
+
+def follow_outcomes(run: Callable[[ReporterFor], list[Outcome]], db: Path | None, json_out: bool) -> None:
+    """Runs followed as they go (`run` given the reporter of each), then what became of each,
+    and the exit status of the first that did not complete."""
     if json_out:
-        outcomes = run_side_by_side(runs.requests, runs.jobs, lambda r, run_id, tests: AlarmReporter(shown(r.target)))
+        outcomes = run(lambda r, run_id, tests: AlarmReporter(shown(r.target)))
     else:
         with progress_rows(side_by_side=True) as rows:
-            outcomes = run_side_by_side(
-                runs.requests, runs.jobs,
+            outcomes = run(
                 lambda r, run_id, tests: ProgressReporter(tests, r.scale, rows, f"run {run_id} {shown(r.target)}"))
     done = [o for o in outcomes if o.error is None]
     if json_out:
-        print_json(_run_documents(runs.requests[0].db, [o.run_id for o in done]))
+        print_json(_run_documents(db, [o.run_id for o in done]))
     else:
         for o in done:
             console.print(f"run {o.run_id} ({shown(o.target)}) done: `ssdlab show {o.run_id}` for the results",

@@ -11,7 +11,22 @@ from typing import Annotated
 import typer
 
 from ssdlab.catalogue import Scale
-from ssdlab.cli.options import DbOption, JsonOption, ScaleOption, SuiteOption, TestsOption, parse_test_ids
+from ssdlab.cli.options import (
+    AgeOption,
+    AmbientOption,
+    ApstLatencyOption,
+    CoolingOption,
+    DbOption,
+    JsonOption,
+    NoLowPowerStatesOption,
+    ScaleOption,
+    SchedulerFileOption,
+    SuiteOption,
+    TestsOption,
+    TlsOption,
+    parse_age,
+    parse_test_ids,
+)
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, SweepProgress
 from ssdlab.cli.run import print_failures
@@ -64,13 +79,13 @@ def sweep_command(
         "--cluster", metavar="ADDRESS",
         help="run the variants on the Dask cluster whose scheduler is at ADDRESS (tcp://127.0.0.1:8786 on the "
              "loopback; beyond it tls://HOST:PORT with --tls): its workers run them, this command stores them")] = None,
-    scheduler_file: Annotated[Path | None, typer.Option(
-        "--scheduler-file", metavar="FILE",
-        help="as --cluster, the address read from a Dask scheduler file (`dask scheduler --scheduler-file`)")] = None,
-    tls: Annotated[Path | None, typer.Option(
-        "--tls", metavar="DIR",
-        help="for a tls:// cluster: the directory of its certificates (`ssdlab fleet certs DIR`), whose client "
-             "certificate this command shows")] = None,
+    scheduler_file: SchedulerFileOption = None,
+    tls: TlsOption = None,
+    apst_latency_us: ApstLatencyOption = None,
+    no_low_power_states: NoLowPowerStatesOption = False,
+    cooling: CoolingOption = None,
+    ambient_c: AmbientOption = None,
+    age: AgeOption = None,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -81,10 +96,13 @@ def sweep_command(
         given = [name for name, value in (("BASE", base), ("--set", set_), ("--variants", variants),
                                           ("--sample", sample), ("--samples", samples), ("--seed", seed),
                                           ("--suite", suite != "client"), ("--tests", tests),
-                                          ("--scale", scale != 1.0), ("--repeat", repeat != 1)) if value]
+                                          ("--scale", scale != 1.0), ("--repeat", repeat != 1),
+                                          ("--apst-latency-us", apst_latency_us is not None),
+                                          ("--no-low-power-states", no_low_power_states), ("--cooling", cooling),
+                                          ("--ambient-c", ambient_c is not None), ("--age", age)) if value]
         if given:
-            raise SsdlabError(f"--resume runs a stored sweep with its own drive, variants, suite and scale: leave "
-                              f"out {', '.join(given)}")
+            raise SsdlabError(f"--resume runs a stored sweep with its own drive, variants, suite, scale and host: "
+                              f"leave out {', '.join(given)}")
         plan = resume_sweep(require_utf8(resume, "--resume"), db_path, jobs, runner_for)
     else:
         if base is None:
@@ -94,7 +112,8 @@ def sweep_command(
                          ranges=tuple(require_utf8(s, "--sample") for s in sample or ()), samples=samples,
                          seed=seed)
         shared = RunRequest(target="", suite=suite, tests=parse_test_ids(tests), scale=Scale(scale), repeat=repeat,
-                            db=db_path)
+                            db=db_path, apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states,
+                            cooling=cooling, ambient_c=ambient_c, age=parse_age(age))
         plan = new_sweep(require_utf8(base, "the base preset"), spec, shared, jobs, runner_for)
     _run(plan, json_out)
 

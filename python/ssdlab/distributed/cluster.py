@@ -2,17 +2,17 @@
 drive is a task on one of the cluster's workers; only the client writes its database.
 
 A worker runs the whole run as `ssdlab run` does (session.start_run, or resume_run for a run
-to continue), against a private database in a temporary directory of its own, and returns the
-run's stored rows (store/transfer.py). The client writes them into its database as one
-transaction, under the run id its database gives (a run continued keeps its id), and then
-tells the run's reporter what the run did: progress is reported a run at a time, as each run
-ends, not step by step. New runs are numbered in the order they end, not in the order of the
-jobs.
+to continue), against a private database in a temporary directory of its own (a fleet's
+drive: its host's database, fleet.py), and sends the run's stored rows (store/transfer.py) as
+it goes and when it ends (streamed.py). The client writes each sending into its database as
+one transaction, under the run id its database gives (a run continued keeps its id), and
+tells the run's reporter the steps it has not yet told. New runs are numbered in the order
+they are first sent, not in the order of the jobs.
 
-A worker lost while it runs a task: Dask runs the task once more elsewhere (`retries`); if
-that fails too, the job's outcome says so, nothing of that run is stored (a continued run
-keeps what it had), and `ssdlab sweep --resume N` runs it again. Runs finished before are
-stored as they end.
+A worker lost while it runs a task: Dask runs the task once more elsewhere (`retries`), the
+run made anew under the same id; if that fails too, the job's outcome says so and the run
+stays as far as it was sent, interrupted, for `ssdlab sweep --resume N`. Runs finished
+before are stored as they end.
 
 Dask is imported here only, and this module only when a cluster is asked for: `ssdlab`
 without `--cluster` never loads it. A plain-TCP cluster beyond the loopback is refused
@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import queue
 import tempfile
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,8 +36,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ssdlab.distributed.runner import Outcome, ReporterFor, RunJob
+from ssdlab.distributed.streamed import Following, StreamingReporter
 from ssdlab.errors import Interrupted, SsdlabError
-from ssdlab.execution import Reporter, SilentReporter
+from ssdlab.execution import Reporter
 from ssdlab.model import Test, TestStatus
 from ssdlab.session import RunRequest, resume_run, start_run
 from ssdlab.store import Store
@@ -56,33 +59,42 @@ class WorkerResult:
     exit_code: int = 0
 
 
-def run_on_worker(request: RunRequest, stored: RunRows | None = None, run_id: int | None = None) -> WorkerResult:
-    """The task a worker runs: `request` as a new run, or, with `stored` (the rows of run
-    `run_id`), that run continued; in a private database, whose rows of the run it returns."""
+def run_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str | None = None) -> WorkerResult:
+    """The task of a simulated drive: `request` as a new run, or, with `stored` (a run's rows),
+    that run continued; in a private database, whose rows of the run it returns (and sends
+    on `topic` as it goes: streamed.py)."""
     with tempfile.TemporaryDirectory(prefix="ssdlab-worker-") as directory:
-        db = Path(directory) / "ssdlab.db"
-        made: list[int] = []
+        return run_in(Path(directory) / "ssdlab.db", request, stored, topic)
 
-        def silent(new_id: int, tests: list[Test]) -> Reporter:
-            made.append(new_id)
-            return SilentReporter()
 
-        if stored is not None and run_id is not None:
-            with Store(db) as store:
-                write_run(store, stored, run_id)
-            made.append(run_id)
-        try:
-            if stored is None:
-                start_run(replace(request, db=db), show_progress=silent)
-            else:
-                resume_run(str(run_id), db, None, show_progress=silent)
-            error, code = None, 0
-        except SsdlabError as exc:
-            error, code = str(exc), exc.exit_code
-        if not made:
-            return WorkerResult(None, error, code)
-        with Store.open_existing(db, readonly=True) as store:
-            return WorkerResult(read_run(store, made[0]), error, code)
+def run_in(db: Path | None, request: RunRequest, stored: RunRows | None = None,
+           topic: str | None = None) -> WorkerResult:
+    """`request` run, or the `stored` run continued (written in as a new run first), in the
+    database `db` (None: this host's default), sent on `topic` as it goes; the run's rows,
+    and why it did not complete."""
+    reporter = StreamingReporter(db, topic)
+    made: list[int] = []
+
+    def following(run_id: int, tests: list[Test]) -> Reporter:
+        made.append(run_id)
+        reporter.started(run_id)
+        return reporter
+
+    if stored is not None:
+        with Store(db) as store:
+            made.append(write_run(store, stored))
+    try:
+        if stored is None:
+            start_run(replace(request, db=db), show_progress=following)
+        else:
+            resume_run(str(made[0]), db, request.destroy_data, show_progress=following)
+        error, code = None, 0
+    except SsdlabError as exc:
+        error, code = str(exc), exc.exit_code
+    if not made:
+        return WorkerResult(None, error, code)
+    with Store.open_existing(db, readonly=True) as store:
+        return WorkerResult(read_run(store, made[0]), error, code)
 
 
 def scheduler_address(address: str | None, scheduler_file: Path | None, tls: Path | None = None) -> str:
@@ -109,14 +121,14 @@ def scheduler_address(address: str | None, scheduler_file: Path | None, tls: Pat
     if parts.scheme == "tls" and tls is None:
         raise SsdlabError(f"the cluster address {address} is tls://: give the client's certificates with --tls DIR "
                           "(`ssdlab fleet certs DIR` makes them)")
-    if parts.scheme == "tcp" and not _loopback(host):
+    if parts.scheme == "tcp" and not is_loopback(host):
         raise SsdlabError(f"the cluster address {address} is beyond the loopback: {TLS_NEEDED}")
     if parts.scheme == "tcp" and tls is not None:
         raise SsdlabError(f"--tls is for a tls:// address, and {address} is not one")
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
@@ -180,64 +192,87 @@ class ClusterRunner:
             self._client = None
 
     def run(self, jobs: Sequence[RunJob], reporter_for: ReporterFor) -> list[Outcome]:
-        from distributed import as_completed
-
         if self._client is None:
             self.connect()
         client = self._client
         outcomes: list[Outcome | None] = [None] * len(jobs)
-        pending: dict[int, list[Test]] = {}
-        futures = {}
+        events: queue.Queue[tuple[int, dict | None]] = queue.Queue()  # (job, a sending, or None: it ended)
+        follows: list[Following] = []
+        futures = []
         try:
             for i, job in enumerate(jobs):
-                stored = None
+                stored, pending = None, None
                 if job.resume is not None:
                     with Store.open_existing(job.request.db, readonly=True) as store:
                         stored = read_run(store, job.resume)
-                        pending[i] = [r.test for r in store.tests(job.resume)
-                                      if r.status not in (TestStatus.DONE, TestStatus.SKIPPED)]
-                future = client.submit(self.task, job.request, stored, job.resume, pure=False, retries=self.retries)
-                futures[future] = i
-            for future in as_completed(list(futures), loop=client.loop):
-                i = futures[future]
-                outcomes[i] = self._stored(jobs[i], future, pending.get(i), reporter_for)
+                        pending = [r.test for r in store.tests(job.resume)
+                                   if r.status not in (TestStatus.DONE, TestStatus.SKIPPED)]
+                follows.append(Following(job, pending))
+                topic = f"ssdlab-run-{uuid.uuid4().hex}"
+                client.subscribe_topic(topic, lambda event, i=i: events.put((i, event[1])))
+                future = self.submit(client, job, stored, topic)
+                future.add_done_callback(lambda _, i=i: events.put((i, None)))
+                futures.append(future)
+            while any(o is None for o in outcomes):
+                try:
+                    i, sent = events.get(timeout=0.5)  # a timeout: Ctrl-C is seen at once
+                except queue.Empty:
+                    running = {i: job for i, (job, o) in enumerate(zip(jobs, outcomes)) if o is None}
+                    for i, why in self.stranded(client, running).items():
+                        follows[i].lost = why
+                        futures[i].cancel()  # it ends: (i, None)
+                    continue
+                follow = follows[i]
+                if follow.over:
+                    continue  # a sending after the end: the end's rows are the last
+                if sent is not None:
+                    follow.store(self.received(follow.job, sent["rows"]), reporter_for)
+                else:
+                    outcomes[i] = self._ended(follow, futures[i], reporter_for)
         except KeyboardInterrupt:
-            client.cancel(list(futures))
+            client.cancel(futures)
         finally:
+            for follow in follows:
+                follow.end()
             self.close()
-        return [o if o is not None else Outcome(job.request.target, job.resume, "not started: interrupted",
-                                                Interrupted.exit_code)
-                for job, o in zip(jobs, outcomes)]
+        return [o if o is not None else self._interrupted(follow) for follow, o in zip(follows, outcomes)]
 
-    def _stored(self, job: RunJob, future: Any, pending: list[Test] | None, reporter_for: ReporterFor) -> Outcome:
-        target = job.request.target
+    def submit(self, client: Any, job: RunJob, stored: RunRows | None, topic: str) -> Any:
+        """The task of `job` sent (`stored`: the rows of the run it continues; `topic`: where
+        it sends the run as it goes)."""
+        return client.submit(self.task, job.request, stored, topic, pure=False, retries=self.retries)
+
+    def received(self, job: RunJob, rows: RunRows) -> RunRows:
+        """A run's rows from its worker, as the client stores them."""
+        return rows
+
+    def stranded(self, client: Any, running: dict[int, RunJob]) -> dict[int, str]:
+        """The running jobs that can no longer end, and why (Dask retries a simulated run
+        elsewhere itself)."""
+        return {}
+
+    def _ended(self, follow: Following, future: Any, reporter_for: ReporterFor) -> Outcome:
+        target = follow.job.request.target
         try:
             result: WorkerResult = future.result()
         except Exception as exc:  # the worker lost (KilledWorker), or the task's own failure
-            return Outcome(target, job.resume, f"its worker failed ({type(exc).__name__}: {exc}); nothing of it "
-                                               "was stored from there: a resume runs it again", Interrupted.exit_code)
+            why = follow.lost or f"its worker failed ({type(exc).__name__}: {exc})"
+            return replace(self._interrupted(follow), error=f"{why}; {self._left(follow)}")
         if result.rows is None:
-            return Outcome(target, job.resume, result.error, result.exit_code)
-        with Store(job.request.db) as store:
-            run_id = write_run(store, result.rows, job.resume)
-            records = store.tests(run_id)
-            steps = {r.seq: store.steps(run_id, r.seq) for r in records}
-        tests = pending if pending is not None else [r.test for r in records]
-        _replay(reporter_for(job.request, run_id, tests), records, steps, {t.id for t in tests})
+            return Outcome(target, follow.job.resume, result.error, result.exit_code)
+        run_id = follow.store(self.received(follow.job, result.rows), reporter_for)
+        follow.end()
         return Outcome(target, run_id, result.error, result.exit_code)
 
+    def _interrupted(self, follow: Following) -> Outcome:
+        return Outcome(follow.job.request.target, follow.run_id, f"interrupted; {self._left(follow)}",
+                       Interrupted.exit_code)
 
-def _replay(reporter: Reporter, records: list[Any], steps: dict[int, list[Any]], ran: set[str]) -> None:
-    """What the run did on its worker, told to its reporter once the run is stored."""
-    for position, record in enumerate(records, start=1):
-        if record.test.id not in ran or record.status is TestStatus.SKIPPED:
-            continue
-        reporter.test_started(position, len(records), record.test)
-        for step in steps[record.seq]:
-            reporter.step_started(step.idx, step.step)
-            reporter.step_finished(step.step, step.result)
-        if record.status is TestStatus.DONE and record.score is not None:
-            reporter.test_finished(record.test, record.score)
+    def _left(self, follow: Following) -> str:
+        if follow.run_id is None:
+            return ("nothing of it was stored: it runs again from its start (`ssdlab sweep --resume`, or the same "
+                    "command)")
+        return f"run {follow.run_id} is stored as far as its worker sent it: a resume continues it"
 
 
 def _ssdlab_version() -> str:

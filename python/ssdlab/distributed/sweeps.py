@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ssdlab.backends.sim import open_drive
+from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale, estimated_seconds
 from ssdlab.distributed.local import LocalRunner
 from ssdlab.distributed.overrides import PresetKeys, Value, apply_overrides, base_name, variant_name
@@ -26,7 +27,7 @@ from ssdlab.distributed.runner import Outcome, ReporterFor, RunJob, Runner
 from ssdlab.distributed.specs import SweepSpec
 from ssdlab.errors import SsdlabError
 from ssdlab.execution import Reporter
-from ssdlab.model import RunStatus, Test, TestStatus
+from ssdlab.model import Age, RunStatus, Test, TestStatus
 from ssdlab.presets import Preset, load_preset
 from ssdlab.session import RunRequest, dry_run_document, selected_tests
 from ssdlab.store import Store
@@ -65,7 +66,7 @@ def new_sweep(base_spec: str, spec: SweepSpec, shared: RunRequest, asked_jobs: i
         sweep_id = store.create_sweep(
             base=base_spec, base_toml=base.text, suite=shared.suite, spec=spec.document(),
             options={"tests": None if shared.tests is None else list(shared.tests), "scale": shared.scale.factor,
-                     "repeat": shared.repeat, "suite_toml": suite_toml},
+                     "repeat": shared.repeat, "suite_toml": suite_toml, **_host_options(shared)},
             variants=list(zip(names, variants)))
     return SweepPlan(sweep_id, len(jobs), jobs, list(range(len(jobs))), estimated, runner, shared.db)
 
@@ -115,8 +116,21 @@ def _variant_request(shared: RunRequest, base: Preset, name: str, overrides: dic
     return replace(shared, target=SIM_PREFIX + name, preset_text=apply_overrides(base, overrides))
 
 
+def _host_options(shared: RunRequest) -> dict:
+    """The simulated drives' host and prior life every run of the sweep shares, as stored."""
+    return {"apst_latency_us": shared.apst_latency_us, "no_low_power_states": shared.no_low_power_states,
+            "cooling": None if shared.cooling is None else shared.cooling.value, "ambient_c": shared.ambient_c,
+            "age": None if shared.age is None else shared.age.model_dump(mode="json")}
+
+
 def _shared_request(sweep: SweepRecord, db: Path | None) -> RunRequest:
-    """What every run of the sweep shares, as the sweep stored it."""
+    """What every run of the sweep shares, as the sweep stored it (a sweep stored before its
+    host options were: the simulator's default host, new drives)."""
     options = sweep.options
+    cooling, age = options.get("cooling"), options.get("age")
     return RunRequest(target="", suite=sweep.suite, tests=None if options["tests"] is None else tuple(options["tests"]),
-                      scale=Scale(options["scale"]), repeat=options["repeat"], db=db)
+                      scale=Scale(options["scale"]), repeat=options["repeat"], db=db,
+                      apst_latency_us=options.get("apst_latency_us"),
+                      no_low_power_states=options.get("no_low_power_states", False),
+                      cooling=None if cooling is None else Cooling(cooling), ambient_c=options.get("ambient_c"),
+                      age=None if age is None else Age.model_validate(age))

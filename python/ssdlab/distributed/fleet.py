@@ -1,0 +1,234 @@
+"""Fleets of real drives: `ssdlab worker` on each test host offers the drives it was given, and
+`ssdlab run HOST:/dev/NAME --cluster ADDRESS` runs a suite on one of them there.
+
+A worker offers only the drives named on its command line (`--drive SERIAL`, or `--drive
+/dev/NAME` for a device without a serial, such as a loop device): nothing is discovered and
+offered by itself. Everything that touches a drive happens on the host that holds it, in the
+worker's process, as `ssdlab run` does it there: the safety checks, the lock, the consent
+(`--destroy-data` travels with the request and is checked against the drive's own serial
+there), purge, telemetry and fio. The run is made in the worker's own database (`ssdlab
+worker --db`, that host's default otherwise), which also keeps the record of drive settings
+to write back after a kill (drive_settings.py), and its rows go back to the client, which
+stores them under its own id, with the target named `HOST:/dev/NAME`.
+
+A worker lost mid-run leaves nothing of that run in the client's database (its rows travel
+when it ends); its host's database keeps what it did. Runs that did complete are stored as
+they end. Versions: a worker whose ssdlab or fio differs from this machine's is refused for
+real drives before anything runs, unless `--allow-mixed-versions`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import ssdlab
+from ssdlab.distributed.cluster import ClusterRunner, WorkerResult, is_loopback, run_in
+from ssdlab.distributed.runner import Outcome, ReporterFor, RunJob
+from ssdlab.errors import SsdlabError, UnsafeTarget
+from ssdlab.external import Commands
+from ssdlab.session import RunRequest
+from ssdlab.store.transfer import RunRows
+from ssdlab.targets import sysfs
+from ssdlab.targets.consent import consent_string
+from ssdlab.targets.identity import device_identity
+from ssdlab.text import printable
+
+# HOST:/dev/NAME: a drive of the fleet (a local path never starts with a host name and a colon)
+FLEET_TARGET = re.compile(r"(?P<host>[A-Za-z0-9][A-Za-z0-9.\-]*|\[[0-9A-Fa-f:.]+\]):(?P<path>/dev/\S+)")
+NOT_OFFERED_EXIT = UnsafeTarget.exit_code
+WATCH_EVERY_S = 2.0
+
+
+@dataclass(frozen=True)
+class Offered:
+    """What an `ssdlab worker` process offers: its drives (consent name: the serial, or the
+    kernel name of a device without one, to its path) and the database its runs are made in."""
+    drives: dict[str, str]
+    db: Path | None
+
+
+_offered: Offered | None = None  # set by `serve` in the worker's process
+
+
+def fleet_target(spec: str) -> tuple[str, str] | None:
+    """(host, path) of a HOST:/dev/NAME target; None for any other target."""
+    found = FLEET_TARGET.fullmatch(spec)
+    return None if found is None else (found["host"].strip("[]"), found["path"])
+
+
+def offered_drives(specs: Sequence[str], commands: Commands | None = None,
+                   sys_root: Path = sysfs.SYSFS) -> dict[str, str]:
+    """The drives `ssdlab worker --drive` names, each found on this host now: a serial (looked
+    for among this host's block devices), or a /dev path; by consent name to path."""
+    commands = commands or Commands()
+    drives: dict[str, str] = {}
+    for spec in specs:
+        if spec.startswith("/dev/"):
+            path = Path(spec)
+            if not path.is_block_device():
+                raise SsdlabError(f"--drive {spec}: not a block device on this host")
+            ident = device_identity(path, commands, sys_root)
+            name = consent_string(ident, ident["name"])
+        else:
+            path, name = _device_with_serial(spec, commands, sys_root), spec
+        if name in drives:
+            raise SsdlabError(f"--drive {spec}: {name} is offered twice")
+        drives[name] = str(path)
+    return drives
+
+
+def _device_with_serial(serial: str, commands: Commands, sys_root: Path) -> Path:
+    disks = sorted(p.name for p in (sys_root / "block").iterdir()) if (sys_root / "block").is_dir() else []
+    for name in disks:
+        path = Path("/dev") / name
+        if device_identity(path, commands, sys_root).get("serial") == serial:
+            return path
+    raise SsdlabError(f"--drive {printable(serial)}: no block device of this host has that serial (`lsblk -o "
+                      "NAME,SERIAL` lists them; a device without one is offered by its path, --drive /dev/NAME)")
+
+
+def serve(address: str, offered: Offered, security: Any = None, name: str | None = None,
+          nthreads: int | None = None) -> None:
+    """Run a Dask worker in this process, offering `offered`, until it is stopped (Ctrl-C). It
+    listens on the address this host reaches the scheduler from (the loopback for a scheduler
+    there), and its HTTP server (metrics, no authentication) on the loopback only."""
+    from distributed import Worker
+    from distributed.utils import get_ip
+
+    global _offered
+    _offered = offered
+    scheduler_host = _address_host(address)
+    listen = "127.0.0.1" if is_loopback(scheduler_host) else get_ip(scheduler_host)
+
+    async def work() -> None:
+        threads = nthreads or max(1, len(offered.drives))
+        async with Worker(address, nthreads=threads, security=security, name=name, host=listen,
+                          dashboard_address="127.0.0.1:0") as worker:
+            await worker.finished()
+
+    try:
+        asyncio.run(work())
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        raise SsdlabError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+def worker_facts() -> dict[str, Any]:
+    """What a worker tells the client: its host, versions and offered drives (none on a
+    plain `dask worker`)."""
+    from ssdlab.backends.fio.runner import fio_version
+    try:
+        fio = fio_version(Commands())
+    except SsdlabError:
+        fio = None
+    return {"host": socket.gethostname(), "ssdlab": ssdlab.__version__, "fio": fio,
+            "drives": dict(_offered.drives) if _offered else {}}
+
+
+def run_drive_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str | None = None) -> WorkerResult:
+    """The task of a real drive: `request` (its target the drive's path on this host) run, or
+    the stored run continued, in this worker's database, if this worker offers that drive."""
+    if _offered is None or request.target not in _offered.drives.values():
+        offered = ", ".join(sorted(_offered.drives.values())) if _offered else "none"
+        return WorkerResult(None, f"this worker does not offer {request.target} (it offers: {offered}; "
+                                  "`ssdlab worker --drive` names them)", NOT_OFFERED_EXIT)
+    return run_in(_offered.db, request, stored, topic)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a fleet target runs: the worker's address and the drive's path on its host."""
+    worker: str
+    path: str
+
+
+class FleetRunner(ClusterRunner):
+    """Runs jobs on the drives of a fleet (targets HOST:/dev/NAME) on the workers that offer them."""
+
+    def __init__(self, address: str, allow_mixed_versions: bool = False, **kwargs: Any):
+        super().__init__(address, retries=0, **kwargs)  # a drive is on one host: nowhere else to retry
+        self.allow_mixed_versions = allow_mixed_versions
+        self.facts: dict[str, dict[str, Any]] = {}
+        self.placed: dict[str, Placed] = {}
+        self.watched = 0.0
+
+    def connect(self) -> None:
+        super().connect()
+        self.facts = self._client.run(worker_facts)
+
+    def run(self, jobs: Sequence[RunJob], reporter_for: ReporterFor) -> list[Outcome]:
+        """Every job placed before any is sent: a drive no worker offers, or a worker of
+        other versions, stops them all before anything runs."""
+        if self._client is None:
+            self.connect()
+        try:
+            targets = [job.request.target for job in jobs]
+            if len(set(targets)) < len(targets):
+                raise SsdlabError(f"a drive is named twice: {', '.join(targets)}; one run at a time on a drive")
+            self.placed = {target: self.place(target) for target in targets}
+        except SsdlabError:
+            self.close()
+            raise
+        return super().run(jobs, reporter_for)
+
+    def place(self, target: str) -> Placed:
+        """The worker offering `target` (HOST:/dev/NAME), its versions checked against this
+        machine's; refused, saying what the fleet offers, when none does."""
+        host, path = fleet_target(target) or (None, None)
+        if host is None:
+            raise SsdlabError(f"{target} is not HOST:/dev/NAME, a drive of the fleet")
+        for worker, facts in sorted(self.facts.items()):
+            if host in (facts["host"], _address_host(worker)) and path in facts["drives"].values():
+                self._check_versions(worker, facts)
+                return Placed(worker, path)
+        offered = [f"{facts['host']}:{p}" for facts in self.facts.values() for p in sorted(facts["drives"].values())]
+        raise SsdlabError(f"no worker offers {target}; the fleet offers: {', '.join(offered) or 'no drive'} "
+                          "(`ssdlab worker --drive` on the drive's host offers it)")
+
+    def stranded(self, client: Any, running: dict[int, RunJob]) -> dict[int, str]:
+        """Jobs whose worker has left the cluster (killed, its host down): their task, bound
+        to it, would wait for it forever. Asked of the scheduler every WATCH_EVERY_S."""
+        if time.monotonic() - self.watched < WATCH_EVERY_S:
+            return {}
+        self.watched = time.monotonic()
+        here = set(client.scheduler_info()["workers"])
+        placed = {i: self.placed[job.request.target] for i, job in running.items()}
+        return {i: f"its worker {p.worker} left the cluster" for i, p in placed.items() if p.worker not in here}
+
+    def _check_versions(self, worker: str, facts: dict[str, Any]) -> None:
+        from ssdlab.backends.fio.runner import fio_version
+        mine = {"ssdlab": ssdlab.__version__, "fio": fio_version(Commands())}
+        differ = [f"{k} {facts[k]} (here {v})" for k, v in mine.items() if facts[k] != v]
+        if differ and not self.allow_mixed_versions:
+            raise SsdlabError(f"the worker {worker} ({facts['host']}) runs {', '.join(differ)}: results of "
+                              "different versions may differ; install the same there, or --allow-mixed-versions")
+
+    def submit(self, client: Any, job: RunJob, stored: RunRows | None, topic: str) -> Any:
+        placed = self.placed[job.request.target]
+        request = replace(job.request, target=placed.path, db=None)
+        sent = None if stored is None else _renamed(stored, placed.path)
+        return client.submit(run_drive_on_worker, request, sent, topic, pure=False, workers=[placed.worker],
+                             allow_other_workers=False, retries=0)
+
+    def received(self, job: RunJob, rows: RunRows) -> RunRows:
+        return _renamed(rows, job.request.target)
+
+
+def _renamed(rows: RunRows, target: str) -> RunRows:
+    """`rows` with the run's target named `target` (its path on the worker's host, or its
+    fleet name in the client's database)."""
+    (run,) = rows["runs"]
+    return {**rows, "runs": [{**run, "target": target}]}
+
+
+def _address_host(address: str) -> str:
+    from urllib.parse import urlsplit
+    return urlsplit(address).hostname or ""
