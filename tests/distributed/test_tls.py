@@ -28,6 +28,7 @@ from ssdlab.errors import SsdlabError
 from tests.conftest import run_cli
 from tests.distributed.test_cluster import OPTIONS
 from tests.distributed.test_sweeps import GRID
+from tests.loop_devices import loop_device
 
 TWO = GRID[:2]  # two variants
 SCHEDULER_IP, WORKER_IP = "10.231.7.1", "10.231.7.2"
@@ -158,7 +159,8 @@ def test_a_sweep_over_tls_scores_as_on_this_machine(swept):
 
 @pytest.mark.root
 def test_a_worker_with_another_cas_certificate_is_refused_by_the_scheduler(fleet, swept):
-    assert fleet.workers() == ["trusted"]
+    workers = fleet.workers()
+    assert "trusted" in workers and "intruder" not in workers
     assert fleet.procs["intruder"].poll() is None  # still trying: it did not stop for another reason
     assert "Waiting to connect" in fleet.log("intruder")
     assert f"TLS handshake failed with remote 'tls://{WORKER_IP}:" in fleet.log("scheduler")
@@ -195,6 +197,36 @@ def test_plain_tcp_to_the_schedulers_address_is_refused_before_any_connection(fl
     assert not db.exists()
     time.sleep(0.2)  # a connection the scheduler saw would be in its log by now
     assert fleet.log("scheduler").count(mine) == handshakes
+
+
+@pytest.mark.root
+def test_a_drive_of_a_worker_in_its_own_namespace_runs_over_tls(fleet, tmp_path):
+    """`ssdlab worker --tls` in the workers' namespace offers a loop device; the client, in the
+    scheduler's, runs on it by the worker's address: every check and fio there, the run here."""
+    with loop_device(tmp_path / "drive.img", size=256 << 20) as device:
+        argv = ["ip", "netns", "exec", fleet.worker_ns, sys.executable, "-m", "ssdlab", "worker", "--scheduler",
+                ADDRESS, "--tls", str(fleet.certs), "--drive", str(device), "--name", "drives", "--db",
+                str(tmp_path / "worker.db")]
+        with open(tmp_path / "worker.log", "wb") as log:
+            worker = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        fleet.procs["drives"] = worker
+        try:
+            deadline = time.monotonic() + 30
+            while "Registered to" not in (tmp_path / "worker.log").read_text(errors="replace"):
+                assert time.monotonic() < deadline and worker.poll() is None, (tmp_path / "worker.log").read_text()
+                time.sleep(0.2)
+            db = tmp_path / "ssdlab.db"
+            proc = subprocess.run(["ip", "netns", "exec", fleet.scheduler_ns, sys.executable, "-m", "ssdlab", "run",
+                                   f"{WORKER_IP}:{device}", "--cluster", ADDRESS, "--tls", str(fleet.certs),
+                                   "--tests", "qd1-seq-write", "--scale", "0.01", "--destroy-data", device.name,
+                                   "--json", "--db", str(db)], capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 0, proc.stderr
+            (document,) = json.loads(proc.stdout)
+            assert document["run"]["target"] == f"{WORKER_IP}:{device}" and document["run"]["status"] == "done"
+            assert f"Listening to: tls://{WORKER_IP}:" in " ".join((tmp_path / "worker.log").read_text().split())
+        finally:
+            worker.kill()
+            worker.wait()
 
 
 def test_fleet_certs_writes_private_keys_names_the_hosts_and_refuses_to_overwrite(tmp_path):
