@@ -48,7 +48,7 @@ from ssdlab.repeats import MAX_REPEAT
 from ssdlab.store import Store, default_path
 from ssdlab.suites import load_suite, parse_suite
 from ssdlab.targets import Target, TargetKind, consent, files, identity, purge, resolve, safety
-from ssdlab.targets.resolve import SIM_PREFIX
+from ssdlab.targets.resolve import SIM_PREFIX, fleet_target
 from ssdlab.targets.sysfs import SYSFS
 from ssdlab.telemetry.during_run import RunTelemetry
 from ssdlab.telemetry.meters import PowerMeter, parse_power_meter
@@ -429,7 +429,6 @@ def resume_run(run_id_text: str, db: Path | None, destroy_data: str | None,
 
 def _refuse_fleet_run(run_id: int, target: str) -> None:
     """A run on a fleet's drive goes on on its host (`ssdlab resume --cluster`), not here."""
-    from ssdlab.distributed.fleet import fleet_target
     if fleet_target(target):
         raise SsdlabError(f"run {run_id} ran on a drive of a fleet ({target}): `ssdlab resume {run_id} --cluster "
                           "ADDRESS` continues it on its host")

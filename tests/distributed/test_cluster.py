@@ -103,7 +103,8 @@ def test_an_address_is_tcp_on_the_loopback_or_tls_with_certificates(tmp_path):
 
 
 def test_workers_of_this_ssdlab_give_no_version_note(cluster):
-    runner = ClusterRunner.connected(cluster)
+    runner = ClusterRunner.checked(cluster)
+    runner.connect()
     try:
         assert runner.note is None
     finally:
@@ -114,7 +115,8 @@ def test_workers_of_another_ssdlab_are_named_in_a_note_before_anything_runs(clus
     import ssdlab
     theirs = ssdlab.__version__
     monkeypatch.setattr(ssdlab, "__version__", "0.0.0+other", raising=False)
-    runner = ClusterRunner.connected(cluster)
+    runner = ClusterRunner.checked(cluster)
+    runner.connect()
     try:
         assert runner.note is not None and "(0.0.0+other)" in runner.note
         assert runner.note.count(f"has {theirs}") == 2  # both workers

@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab.distributed.fleet import FleetRunner, Placed, fleet_target, offered_drives
+from ssdlab.distributed.fleet import FleetRunner, Placed, offered_drives
 from ssdlab.errors import SsdlabError
 from ssdlab.model import RunStatus, TestStatus
 from ssdlab.store import Store
+from ssdlab.targets.resolve import fleet_target
 from tests.conftest import run_cli, table_column
 from tests.loop_devices import loop_device, mounted, require, run
 

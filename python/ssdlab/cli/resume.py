@@ -39,10 +39,11 @@ def resume_command(
 def _resume_on_fleet(run_id_text: str, db: DbOption, destroy_data: str | None, cluster: str | None,
                      scheduler_file: Path | None, tls: Path | None, allow_mixed_versions: bool) -> None:
     from ssdlab.cli.run import follow_outcomes
-    from ssdlab.distributed.fleet import FleetRunner, fleet_target
+    from ssdlab.distributed.fleet import FleetRunner
     from ssdlab.distributed.runner import RunJob
     from ssdlab.model import RunStatus
     from ssdlab.store import Store
+    from ssdlab.targets.resolve import fleet_target
 
     db_path = Path(db) if db else None
     with Store.open_existing(db_path, readonly=True) as store:

@@ -185,7 +185,7 @@ def outcome(db: Path | None, run_id: int) -> str:
 
 def refuse_fleet_targets(targets: list[str]) -> None:
     """A drive of a fleet (HOST:/dev/NAME) is reached through its cluster only."""
-    from ssdlab.distributed.fleet import fleet_target
+    from ssdlab.targets.resolve import fleet_target
     if fleet := [t for t in targets if fleet_target(t)]:
         raise SsdlabError(f"{', '.join(fleet)}: a drive on another host runs through the fleet's cluster: "
                           "give --cluster ADDRESS (its host runs `ssdlab worker --drive`)")
@@ -196,8 +196,8 @@ def _fleet_requests(targets: list[str], fleet: Path | None, shared: RunRequest) 
     (each with its own consent, else --destroy-data's)."""
     from dataclasses import replace
 
-    from ssdlab.distributed.fleet import fleet_target
     from ssdlab.distributed.fleet_file import read_fleet
+    from ssdlab.targets.resolve import fleet_target
     if fleet is not None:
         if targets:
             raise SsdlabError("give the drives as TARGETs or in --fleet FILE, not both")

@@ -154,14 +154,6 @@ class ClusterRunner:
         checked = scheduler_address(address, scheduler_file, tls)
         return cls(checked, security=None if tls is None else cluster_security(tls, "client"), **kwargs)
 
-    @classmethod
-    def connected(cls, address: str | None, scheduler_file: Path | None = None, tls: Path | None = None,
-                  **kwargs: Any) -> ClusterRunner:
-        """Connected to the scheduler, its workers' ssdlab versions checked (`connect`)."""
-        runner = cls.checked(address, scheduler_file, tls, **kwargs)
-        runner.connect()
-        return runner
-
     def connect(self) -> None:
         """Connects; the workers' ssdlab versions that differ from this one are the runner's
         note (simulated drives give their results whatever the version; the note says which

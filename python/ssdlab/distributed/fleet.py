@@ -20,11 +20,11 @@ real drives before anything runs, unless `--allow-mixed-versions`.
 from __future__ import annotations
 
 import asyncio
-import re
 import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +38,9 @@ from ssdlab.store.transfer import RunRows
 from ssdlab.targets import sysfs
 from ssdlab.targets.consent import consent_string
 from ssdlab.targets.identity import device_identity
+from ssdlab.targets.resolve import fleet_target
 from ssdlab.text import printable
 
-# HOST:/dev/NAME: a drive of the fleet (a local path never starts with a host name and a colon)
-FLEET_TARGET = re.compile(r"(?P<host>[A-Za-z0-9][A-Za-z0-9.\-]*|\[[0-9A-Fa-f:.]+\]):(?P<path>/dev/\S+)")
 NOT_OFFERED_EXIT = UnsafeTarget.exit_code
 WATCH_EVERY_S = 2.0
 
@@ -55,12 +54,6 @@ class Offered:
 
 
 _offered: Offered | None = None  # set by `serve` in the worker's process
-
-
-def fleet_target(spec: str) -> tuple[str, str] | None:
-    """(host, path) of a HOST:/dev/NAME target; None for any other target."""
-    found = FLEET_TARGET.fullmatch(spec)
-    return None if found is None else (found["host"].strip("[]"), found["path"])
 
 
 def offered_drives(specs: Sequence[str], commands: Commands | None = None,
@@ -203,10 +196,14 @@ class FleetRunner(ClusterRunner):
         placed = {i: self.placed[job.request.target] for i, job in running.items()}
         return {i: f"its worker {p.worker} left the cluster" for i, p in placed.items() if p.worker not in here}
 
-    def _check_versions(self, worker: str, facts: dict[str, Any]) -> None:
+    @cached_property
+    def versions(self) -> dict[str, str]:
+        """This machine's ssdlab and fio, asked once (fio's is a program run)."""
         from ssdlab.backends.fio.runner import fio_version
-        mine = {"ssdlab": ssdlab.__version__, "fio": fio_version(Commands())}
-        differ = [f"{k} {facts[k]} (here {v})" for k, v in mine.items() if facts[k] != v]
+        return {"ssdlab": ssdlab.__version__, "fio": fio_version(Commands())}
+
+    def _check_versions(self, worker: str, facts: dict[str, Any]) -> None:
+        differ = [f"{k} {facts[k]} (here {v})" for k, v in self.versions.items() if facts[k] != v]
         if differ and not self.allow_mixed_versions:
             raise SsdlabError(f"the worker {worker} ({facts['host']}) runs {', '.join(differ)}: results of "
                               "different versions may differ; install the same there, or --allow-mixed-versions")

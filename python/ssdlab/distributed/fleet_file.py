@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ssdlab.distributed.fleet import fleet_target
 from ssdlab.errors import SsdlabError
+from ssdlab.targets.resolve import fleet_target
 
 MAX_DRIVES = 256
 MAX_FILE_BYTES = 1 << 20

@@ -67,7 +67,6 @@ class Following:
     run_id: int | None = None
     reporter: Reporter | None = None
     told: set[tuple[int, int]] = field(default_factory=set)  # (test seq, step idx)
-    started: set[int] = field(default_factory=set)
     finished: set[int] = field(default_factory=set)
     held: bool = False
     over: bool = False
@@ -99,12 +98,12 @@ class Following:
         if self.reporter is None:
             self.reporter = reporter_for(self.job.request, self.run_id, tests)
         ran = {t.id for t in tests}
+        began = {seq for seq, _ in self.told}  # tests told started: a step of theirs was told
         for position, record in enumerate(records, start=1):
             if record.test.id not in ran or record.status is TestStatus.SKIPPED:
                 continue
             done = [s for s in steps[record.seq] if (record.seq, s.idx) not in self.told]
-            if done and record.seq not in self.started:
-                self.started.add(record.seq)
+            if done and record.seq not in began:
                 self.reporter.test_started(position, len(records), record.test)
             for step in done:
                 self.told.add((record.seq, step.idx))

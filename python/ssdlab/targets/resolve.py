@@ -14,6 +14,9 @@ from ssdlab.targets import Target, TargetKind, files, mounts, safety, sysfs
 from ssdlab.targets.sysfs import SYSFS
 
 SIM_PREFIX = "sim:"
+# HOST:/dev/NAME: a drive of a fleet, reached on its host (distributed/fleet.py); a local path
+# never starts with a host name and a colon
+FLEET_TARGET = re.compile(r"(?P<host>[A-Za-z0-9][A-Za-z0-9.\-]*|\[[0-9A-Fa-f:.]+\]):(?P<path>/dev/\S+)")
 
 # Where only the kernel makes entries: a file made there lives in memory (devtmpfs, tmpfs
 # under /dev) or cannot be made at all, so it tests nothing, and a target that is missing
@@ -133,3 +136,9 @@ def _device_target(spec: str, path: Path) -> Target:
     name = sysfs.kernel_name(path)
     return Target(spec, TargetKind.DEVICE, path, device_capacity(path),
                   sysfs.int_attr(name, "queue/logical_block_size") or 512)
+
+
+def fleet_target(spec: str) -> tuple[str, str] | None:
+    """(host, path) of a HOST:/dev/NAME target; None for any other target."""
+    found = FLEET_TARGET.fullmatch(spec)
+    return None if found is None else (found["host"].strip("[]"), found["path"])
