@@ -351,7 +351,9 @@ def test_a_timed_replay_on_fio_before_3_36_runs_at_depth_1_and_says_so(scratch):
 
 def test_a_timed_replay_at_depth_through_fio_3_33_measures_the_targets_latency(scratch, target):
     # reads 1 ms apart: at depth 4, fio 3.33 would reap none until four are outstanding (about
-    # 3 ms); at depth 1 each read's latency is the file's own
+    # 3 ms, every read); at depth 1 each read's latency is the file's own. The median: a few
+    # reads slowed by other tests on a loaded machine (pytest runs two workers per core) move
+    # the mean past 1 ms (1.32 ms seen), while the defect delays every read
     trace = prepared_file(scratch / "t.trc", records([1000 * i for i in range(50)]))
     backend = FioBackend(target, "file", purge=lambda: ())
     if backend.fio_version is None or backend.fio_version >= (3, 36):
@@ -359,7 +361,7 @@ def test_a_timed_replay_at_depth_through_fio_3_33_measures_the_targets_latency(s
     outcome = backend.run_step(trace_step(trace, 50, iodepth=4))
     assert "iodepth=1" in outcome.commands[0]
     r = outcome.result
-    assert r.ios == 50 and r.read.latency.mean_ns < 1_000_000
+    assert r.ios == 50 and r.read.latency.p50_ns < 1_000_000
     assert any("at depth 1, not 4" in note for note in r.notes)
 
 
