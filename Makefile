@@ -37,11 +37,11 @@ $(BIN)/maturin:
 rust-test:
 	cargo test -p ssdsim --profile tests
 
-# two workers per core (at most 8), each taking the next test as it finishes one: many tests
-# wait (fio's idle between bursts, processes starting), so a second worker per core fills the
-# waits (BENCHMARKS.md: 334 s against 392 s with one per core and 355 s with three, 2 cores)
+# one worker per core (at most 8), each taking the next test as it finishes one (two per core
+# were faster, but the tests that time fio's rate limits and latencies failed under the load:
+# BENCHMARKS.md)
 py-test:
-	$(BIN)/python -m pytest -q -n $$(( $$(nproc) * 2 )) --maxprocesses 8 --dist worksteal
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 8 --dist worksteal
 
 bench: setup
 	$(BIN)/python benchmarks/sim_speed.py
