@@ -140,6 +140,24 @@ def test_a_drive_the_worker_does_not_offer_is_refused_before_anything_is_sent(fl
     assert not db.exists()
 
 
+def test_a_dry_run_on_a_drive_of_the_fleet_is_planned_on_its_host_and_writes_nothing(fleet, tmp_path):
+    db = tmp_path / "ssdlab.db"
+    shown = fleet.run(fleet.mounted, "--dry-run", "--json", db=db)
+    plan = json.loads(shown.stdout)
+    assert plan["target"] == f"{HOST}:{fleet.mounted}" and plan["host"] == HOST
+    assert [t["id"] for t in plan["tests"]] == ["qd1-seq-write"]
+    assert plan["capacity"] == 256 << 20  # the device's, read on its host
+    # its host's safety checks, read there: the mounted device would be refused
+    assert any("mounted" in reason for reason in plan["refusals"])
+    before = _digest(fleet.free)
+    text = fleet.run(fleet.free, "--dry-run", db=db).stdout
+    assert f"planned on {HOST}" in text and "qd1-seq-write" in text
+    assert _digest(fleet.free) == before and not db.exists()
+    refused = fleet.run(fleet.other, "--dry-run", db=db, check=False)
+    assert refused.returncode == 2 and f"no worker offers {HOST}:{fleet.other}" in " ".join(refused.stderr.split())
+    assert not db.exists()
+
+
 def _tests_done(db: Path) -> int:
     if not db.exists():
         return 0

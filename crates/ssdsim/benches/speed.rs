@@ -197,7 +197,7 @@ fn aged(preset: &str) {
 fn machine() {
     const AHEAD: usize = 16;
     let n = (GIB / 4) as usize;
-    let mut table = ssdsim::ftl::zeroed_table(n).expect("1 GiB for the reference table");
+    let mut table = ssdsim::ftl::table::lazy_zeroed(n).expect("1 GiB for the reference table");
     table
         .iter_mut()
         .enumerate()

@@ -9,7 +9,9 @@
 //! 512 B sectors that cover units in part (read-modify-write) are among them. One
 //! variant wears out within the test (a rated life of 10 cycles): P/E counts only grow,
 //! worn-out superblocks are retired empty, and writes stop when the drive is read-only
-//! (as the closed loop stops them) while every read still finds its data.
+//! (as the closed loop stops them) while every read still finds its data. A rare purge
+//! unmaps everything, and the tables it zeroes (only where they were written) must
+//! read as unmapped everywhere after it.
 
 use crate::config::tests::{full_text, numeric_keys, small, with_value};
 use crate::config::{
@@ -29,15 +31,18 @@ enum Action {
     Trim(u32, u32),
     Read(u32),
     Idle(u32),
+    /// Everything unmapped at once (the tables are zeroed where they were written)
+    Purge,
 }
 
 fn action(n: u32) -> impl Strategy<Value = Action> {
     prop_oneof![
-        6 => (0..n, 1..9u32).prop_map(|(l, k)| Action::Write(l, k)),
-        2 => (0..n, 0..8u32, 1..9u32).prop_map(|(l, s, k)| Action::SectorWrite(l, s, k)),
-        1 => (0..n, 1..20u32).prop_map(|(l, k)| Action::Trim(l, k)),
-        3 => (0..n).prop_map(Action::Read),
-        1 => (1..50u32).prop_map(Action::Idle),
+        60 => (0..n, 1..9u32).prop_map(|(l, k)| Action::Write(l, k)),
+        20 => (0..n, 0..8u32, 1..9u32).prop_map(|(l, s, k)| Action::SectorWrite(l, s, k)),
+        10 => (0..n, 1..20u32).prop_map(|(l, k)| Action::Trim(l, k)),
+        30 => (0..n).prop_map(Action::Read),
+        10 => (1..50u32).prop_map(Action::Idle),
+        1 => Just(Action::Purge),
     ]
 }
 
@@ -166,6 +171,10 @@ proptest! {
                     let t1 = t + ms as u64 * 1_000_000;
                     dev.idle(t, t1);
                     t = t1;
+                }
+                Action::Purge => {
+                    t = dev.purge(t);
+                    expect.fill(0);
                 }
             }
             if let Err(e) = dev.ftl().check() { prop_assert!(false, "{}", e); }

@@ -219,10 +219,11 @@ def _run_on_fleet(requests: list[RunRequest], cluster: str | None, scheduler_fil
     from ssdlab.distributed.runner import RunJob
     if jobs is not None:
         raise SsdlabError("--jobs is for simulated drives on this machine; a fleet's drives each run on their host")
-    if dry_run:
-        raise SsdlabError("--dry-run plans on the drive's own host: run `ssdlab run /dev/NAME --dry-run` there")
     runner = FleetRunner.checked(cluster, scheduler_file, tls, allow_mixed_versions=allow_mixed_versions)
     runner.connect()
+    if dry_run:
+        _print_plans(requests, runner.plans(requests), json_out)
+        return
     follow_outcomes(lambda reporter_for: runner.run([RunJob(r) for r in requests], reporter_for), requests[0].db,
                     json_out)
 
@@ -275,7 +276,10 @@ def _run_documents(db: Path | None, run_ids: list[int]) -> list[dict]:
 
 
 def _dry_run(requests: list[RunRequest], json_out: bool) -> None:
-    docs = [dry_run_document(r) for r in requests]
+    _print_plans(requests, [dry_run_document(r) for r in requests], json_out)
+
+
+def _print_plans(requests: list[RunRequest], docs: list[dict], json_out: bool) -> None:
     if json_out:
         print_json(docs[0] if len(docs) == 1 else docs)
         return
@@ -286,6 +290,8 @@ def _dry_run(requests: list[RunRequest], json_out: bool) -> None:
 
 
 def _print_plan(doc: dict) -> None:
+    if "host" in doc:
+        console.print(f"planned on {shown(doc['host'])}, the drive's host, by its `ssdlab worker`", highlight=False)
     if "age" in doc:
         console.print(f"the simulated drive is worn to {doc['age']} before the first test (--age)", highlight=False)
     for test in doc["tests"]:  # the retention test's wait

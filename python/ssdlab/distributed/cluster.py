@@ -77,7 +77,7 @@ def run_in(db: Path | None, request: RunRequest, stored: RunRows | None = None,
 
     def following(run_id: int, tests: list[Test]) -> Reporter:
         made.append(run_id)
-        reporter.started(run_id)
+        reporter.started(run_id, tests)
         return reporter
 
     if stored is not None:
@@ -191,6 +191,7 @@ class ClusterRunner:
         events: queue.Queue[tuple[int, dict | None]] = queue.Queue()  # (job, a sending, or None: it ended)
         follows: list[Following] = []
         futures = []
+        stores = _Stores()
         try:
             for i, job in enumerate(jobs):
                 stored, pending = None, None
@@ -218,14 +219,15 @@ class ClusterRunner:
                 if follow.over:
                     continue  # a sending after the end: the end's rows are the last
                 if sent is not None:
-                    follow.store(self.received(follow.job, sent["rows"]), reporter_for)
+                    follow.store(stores.of(follow.job), self.received(follow.job, sent["rows"]), reporter_for)
                 else:
-                    outcomes[i] = self._ended(follow, futures[i], reporter_for)
+                    outcomes[i] = self._ended(follow, futures[i], stores, reporter_for)
         except KeyboardInterrupt:
             client.cancel(futures)
         finally:
             for follow in follows:
                 follow.end()
+            stores.close()
             self.close()
         return [o if o is not None else self._interrupted(follow) for follow, o in zip(follows, outcomes)]
 
@@ -243,7 +245,7 @@ class ClusterRunner:
         elsewhere itself)."""
         return {}
 
-    def _ended(self, follow: Following, future: Any, reporter_for: ReporterFor) -> Outcome:
+    def _ended(self, follow: Following, future: Any, stores: _Stores, reporter_for: ReporterFor) -> Outcome:
         target = follow.job.request.target
         try:
             result: WorkerResult = future.result()
@@ -252,7 +254,7 @@ class ClusterRunner:
             return replace(self._interrupted(follow), error=f"{why}; {self._left(follow)}")
         if result.rows is None:
             return Outcome(target, follow.job.resume, result.error, result.exit_code)
-        run_id = follow.store(self.received(follow.job, result.rows), reporter_for)
+        run_id = follow.store(stores.of(follow.job), self.received(follow.job, result.rows), reporter_for)
         follow.end()
         return Outcome(target, run_id, result.error, result.exit_code)
 
@@ -265,6 +267,25 @@ class ClusterRunner:
             return ("nothing of it was stored: it runs again from its start (`ssdlab sweep --resume`, or the same "
                     "command)")
         return f"run {follow.run_id} is stored as far as its worker sent it: a resume continues it"
+
+
+class _Stores:
+    """The client's databases, each opened at its first sending and kept open for all the
+    others (an opening for writing checks the whole file first)."""
+
+    def __init__(self) -> None:
+        self._open: dict[Path | None, Store] = {}
+
+    def of(self, job: RunJob) -> Store:
+        db = job.request.db
+        if db not in self._open:
+            self._open[db] = Store(db)
+        return self._open[db]
+
+    def close(self) -> None:
+        for store in self._open.values():
+            store.close()
+        self._open.clear()
 
 
 def _ssdlab_version() -> str:

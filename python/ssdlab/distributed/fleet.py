@@ -129,11 +129,31 @@ def worker_facts() -> dict[str, Any]:
 def run_drive_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str | None = None) -> WorkerResult:
     """The task of a real drive: `request` (its target the drive's path on this host) run, or
     the stored run continued, in this worker's database, if this worker offers that drive."""
-    if _offered is None or request.target not in _offered.drives.values():
-        offered = ", ".join(sorted(_offered.drives.values())) if _offered else "none"
-        return WorkerResult(None, f"this worker does not offer {request.target} (it offers: {offered}; "
-                                  "`ssdlab worker --drive` names them)", NOT_OFFERED_EXIT)
+    if refused := _not_offered(request.target):
+        return refused
+    assert _offered is not None
     return run_in(_offered.db, request, stored, topic)
+
+
+def plan_drive_on_worker(request: RunRequest) -> dict[str, Any] | WorkerResult:
+    """The task of `ssdlab run HOST:/dev/NAME --dry-run`: the plan of `request` on this host
+    (`ssdlab run /dev/NAME --dry-run` there: its safety checks read, nothing written), if this
+    worker offers the drive; else, or when the plan cannot be made, why."""
+    from ssdlab.session import dry_run_document
+    if refused := _not_offered(request.target):
+        return refused
+    try:
+        return dry_run_document(request)
+    except SsdlabError as exc:
+        return WorkerResult(None, str(exc), exc.exit_code)
+
+
+def _not_offered(path: str) -> WorkerResult | None:
+    if _offered is not None and path in _offered.drives.values():
+        return None
+    offered = ", ".join(sorted(_offered.drives.values())) if _offered else "none"
+    return WorkerResult(None, f"this worker does not offer {path} (it offers: {offered}; "
+                              "`ssdlab worker --drive` names them)", NOT_OFFERED_EXIT)
 
 
 @dataclass(frozen=True)
@@ -160,17 +180,39 @@ class FleetRunner(ClusterRunner):
     def run(self, jobs: Sequence[RunJob], reporter_for: ReporterFor) -> list[Outcome]:
         """Every job placed before any is sent: a drive no worker offers, or a worker of
         other versions, stops them all before anything runs."""
+        self._place_all([job.request.target for job in jobs])
+        return super().run(jobs, reporter_for)
+
+    def plans(self, requests: Sequence[RunRequest]) -> list[dict[str, Any]]:
+        """The dry-run plan of each request, made on its drive's host (placed as `run` places
+        them), named by its fleet target and host; the first that cannot be made stops them."""
+        self._place_all([request.target for request in requests])
+        try:
+            placed = [self.placed[request.target] for request in requests]
+            futures = [self._client.submit(plan_drive_on_worker, replace(request, target=p.path, db=None), pure=False,
+                                           workers=[p.worker], allow_other_workers=False, retries=0)
+                       for request, p in zip(requests, placed)]
+            plans = self._client.gather(futures)
+        finally:
+            self.close()
+        for request, p, plan in zip(requests, placed, plans):
+            if isinstance(plan, WorkerResult):
+                refused = SsdlabError(f"{request.target}: {plan.error}")
+                refused.exit_code = plan.exit_code
+                raise refused
+            plan.update(target=request.target, host=self.facts[p.worker]["host"])
+        return plans
+
+    def _place_all(self, targets: list[str]) -> None:
         if self._client is None:
             self.connect()
         try:
-            targets = [job.request.target for job in jobs]
             if len(set(targets)) < len(targets):
                 raise SsdlabError(f"a drive is named twice: {', '.join(targets)}; one run at a time on a drive")
             self.placed = {target: self.place(target) for target in targets}
         except SsdlabError:
             self.close()
             raise
-        return super().run(jobs, reporter_for)
 
     def place(self, target: str) -> Placed:
         """The worker offering `target` (HOST:/dev/NAME), its versions checked against this

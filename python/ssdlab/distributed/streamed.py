@@ -1,10 +1,11 @@
 """A run on a cluster's worker, followed from the client as it goes.
 
 The worker sends the run's rows (store/transfer.py) on a Dask event topic of the job's own
-when the run is made, after each test, and after a step when the last sending is
-STREAM_EVERY_S old; the client stores each sending under the run's id in its database,
-holds the run there while it goes (so that `ssdlab runs` shows it running, and no other
-`ssdlab resume` takes it), and tells the run's reporter the steps it has not yet told. So a
+when the run is made, after each test but the last (whose rows the task's result brings a
+moment later), and after a step when the last sending is STREAM_EVERY_S old; the client
+stores each sending under the run's id in its database, holds the run there while it goes
+(so that `ssdlab runs` shows it running, and no other `ssdlab resume` takes it), and tells
+the run's reporter the steps it has not yet told (only those are read back). So a
 worker lost mid-run leaves the run as far as it was last sent, interrupted and resumable
 from the client's database, on the worker of its drive's host or, simulated, on any worker.
 """
@@ -33,10 +34,11 @@ class StreamingReporter(SilentReporter):
     def __init__(self, db: Path | None, topic: str | None):
         self.db, self.topic = db, topic
         self.run_id: int | None = None
+        self.last: str | None = None  # the last test to run, whose end the task's result sends
         self.sent_at = 0.0
 
-    def started(self, run_id: int) -> None:
-        self.run_id = run_id
+    def started(self, run_id: int, tests: list[Test]) -> None:
+        self.run_id, self.last = run_id, tests[-1].id if tests else None
         self.send()
 
     def step_finished(self, step: Step, result: StepResult) -> None:
@@ -44,7 +46,8 @@ class StreamingReporter(SilentReporter):
             self.send()
 
     def test_finished(self, test: Test, score: dict[str, Any]) -> None:
-        self.send()
+        if test.id != self.last:
+            self.send()
 
     def send(self) -> None:
         if self.topic is None or self.run_id is None:
@@ -66,7 +69,7 @@ class Following:
     holds: ExitStack = field(default_factory=ExitStack)
     run_id: int | None = None
     reporter: Reporter | None = None
-    told: set[tuple[int, int]] = field(default_factory=set)  # (test seq, step idx)
+    told: dict[int, int] = field(default_factory=dict)  # test seq: how many of its steps were told
     finished: set[int] = field(default_factory=set)
     held: bool = False
     over: bool = False
@@ -75,15 +78,15 @@ class Following:
     def __post_init__(self) -> None:
         self.run_id = self.job.resume
 
-    def store(self, rows: RunRows, reporter_for: ReporterFor) -> int:
-        """`rows` stored as the job's run (the first sending of a new run numbers it here)."""
-        with Store(self.job.request.db) as store:
-            self.run_id = write_run(store, rows, self.run_id)
-            if not self.held:  # from its first sending to the job's end
-                self.holds.enter_context(locks.hold_run(store.path, self.run_id))
-                self.held = True
-            records = store.tests(self.run_id)
-            steps = {r.seq: store.steps(self.run_id, r.seq) for r in records}
+    def store(self, store: Store, rows: RunRows, reporter_for: ReporterFor) -> int:
+        """`rows` stored in `store` (the job's database) as the job's run (the first sending of a
+        new run numbers it here)."""
+        self.run_id = write_run(store, rows, self.run_id)
+        if not self.held:  # from its first sending to the job's end
+            self.holds.enter_context(locks.hold_run(store.path, self.run_id))
+            self.held = True
+        records = store.tests(self.run_id)
+        steps = {r.seq: store.steps(self.run_id, r.seq, first=self.told.get(r.seq, 0)) for r in records}
         self._tell(records, steps, reporter_for)
         return self.run_id
 
@@ -98,15 +101,14 @@ class Following:
         if self.reporter is None:
             self.reporter = reporter_for(self.job.request, self.run_id, tests)
         ran = {t.id for t in tests}
-        began = {seq for seq, _ in self.told}  # tests told started: a step of theirs was told
         for position, record in enumerate(records, start=1):
             if record.test.id not in ran or record.status is TestStatus.SKIPPED:
                 continue
-            done = [s for s in steps[record.seq] if (record.seq, s.idx) not in self.told]
-            if done and record.seq not in began:
+            done = steps[record.seq]
+            if done and record.seq not in self.told:  # told started with its first step told
                 self.reporter.test_started(position, len(records), record.test)
             for step in done:
-                self.told.add((record.seq, step.idx))
+                self.told[record.seq] = step.idx + 1
                 self.reporter.step_started(step.idx, step.step)
                 self.reporter.step_finished(step.step, step.result)
             if record.status is TestStatus.DONE and record.score is not None and record.seq not in self.finished:

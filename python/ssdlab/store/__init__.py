@@ -343,16 +343,17 @@ class Store(SweepTables):
                        (TestStatus.FAILED, error, run_id, seq))
             db.execute("UPDATE runs SET status = ? WHERE id = ?", (RunStatus.FAILED, run_id))
 
-    def steps(self, run_id: int, seq: int) -> list[StepRecord]:
+    def steps(self, run_id: int, seq: int, first: int = 0) -> list[StepRecord]:
+        """The test's stored steps, from index `first` on."""
         rows = self._conn.execute(
             "SELECT idx, step, result, commands, series, meter, energy_j, span_s, covered_s, log FROM steps"
             " LEFT JOIN step_temperatures USING (run_id, seq, idx) LEFT JOIN step_energy USING (run_id, seq, idx)"
             " LEFT JOIN step_health USING (run_id, seq, idx)"
-            " WHERE run_id = ? AND seq = ? ORDER BY idx", (run_id, seq)).fetchall()
+            " WHERE run_id = ? AND seq = ? AND idx >= ? ORDER BY idx", (run_id, seq, first)).fetchall()
         throttles: dict[int, list[ThrottleEvent]] = {}
         for idx, *values in self._conn.execute(
                 f"SELECT idx, {', '.join(_THROTTLE_COLUMNS)} FROM throttle_events"
-                " WHERE run_id = ? AND seq = ? ORDER BY idx, start_s", (run_id, seq)):
+                " WHERE run_id = ? AND seq = ? AND idx >= ? ORDER BY idx, start_s", (run_id, seq, first)):
             throttles.setdefault(idx, []).append(_row(ThrottleEvent, **dict(zip(_THROTTLE_COLUMNS, values))))
         found = []
         for i, s, r, c, series, meter, energy_j, span_s, covered_s, log in rows:

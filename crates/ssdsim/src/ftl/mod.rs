@@ -10,7 +10,9 @@
 //!   victim set (SLC or native) unless being reclaimed.
 //!
 //! - every free superblock is either erased or waiting for its erase, never both;
-//! - a retired superblock (worn out, see `crate::wear`) is in no pool and holds nothing.
+//! - a retired superblock (worn out, see `crate::wear`) is in no pool and holds nothing;
+//! - every non-zero entry of either table lies in a chunk marked as written (`table`),
+//!   so that a purge, or the next drive given the tables, finds them all zero again.
 //!
 //! The FTL has no notion of time: the controller (`controller`) schedules the
 //! NAND work that its placements imply. Only the FTL changes FTL state; the
@@ -19,12 +21,14 @@
 //! time (deferred erases: a TRIM of many gigabytes frees hundreds of superblocks
 //! without putting hundreds of erases in front of the host's next writes).
 
+pub mod table;
 pub mod victim;
 
 use crate::config::{ConfigError, VictimKind};
 use crate::geometry::{Geometry, Ppa, NONE};
 use crate::wear::{Aged, Wear};
 use std::collections::VecDeque;
+use table::{Prefault, Table};
 use victim::VictimPolicy;
 
 /// The write streams, each with its own open superblock.
@@ -76,116 +80,6 @@ impl WritePoint {
     }
 }
 
-/// A zeroed table whose pages the OS provides lazily, backed by transparent
-/// huge pages where available (fewer page faults and TLB misses on the random
-/// accesses of the mapping tables). None when the memory cannot be had: a drive
-/// within the preset bounds may still need more than the machine (or the
-/// process's memory limit) gives, and that is the user's to hear, not an abort.
-pub fn zeroed_table(n: usize) -> Option<Vec<u32>> {
-    if n == 0 {
-        return Some(Vec::new());
-    }
-    let layout = std::alloc::Layout::array::<u32>(n).ok()?;
-    // SAFETY: the layout has a non-zero size. alloc_zeroed (calloc: pages stay lazy)
-    // returns null or `n` zeroed u32s, which the Vec then owns and frees with the same
-    // global allocator and layout (capacity n, align of u32).
-    let v = unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout) as *mut u32;
-        if ptr.is_null() {
-            return None;
-        }
-        Vec::from_raw_parts(ptr, n, n)
-    };
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
-        let end = start + n * 4;
-        let a = start.div_ceil(HUGE) * HUGE;
-        if end > a + HUGE {
-            // SAFETY: the range lies inside the vector's allocation; MADV_HUGEPAGE is only advice.
-            unsafe {
-                libc::madvise(
-                    a as *mut libc::c_void,
-                    (end - a) / HUGE * HUGE,
-                    libc::MADV_HUGEPAGE,
-                );
-            }
-        }
-    }
-    Some(v)
-}
-
-/// Background population of the pages of the mapping tables (Linux
-/// `MADV_POPULATE_WRITE`): the kernel's page faults and page zeroing then run
-/// on another core while the simulation runs, instead of stalling it on first
-/// touch. Contents are never changed. Dropping it stops and joins the thread,
-/// so it never outlives the tables (it is the first field of [`Ftl`], dropped first).
-struct Prefault {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    handle: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Prefault {
-    #[cfg(target_os = "linux")]
-    fn start(tables: &[&Vec<u32>]) -> Option<Prefault> {
-        const MADV_POPULATE_WRITE: libc::c_int = 23;
-        const CHUNK: usize = 32 << 20;
-        let ranges: Vec<(usize, usize)> = tables
-            .iter()
-            .map(|v| {
-                let page = 4096;
-                let a = (v.as_ptr() as usize).div_ceil(page) * page;
-                let e = (v.as_ptr() as usize + v.len() * 4) / page * page;
-                (a, e.max(a))
-            })
-            .collect();
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = stop.clone();
-        let handle = std::thread::Builder::new()
-            .name("ssdsim-prefault".into())
-            .spawn(move || {
-                for (a, e) in ranges {
-                    let mut p = a;
-                    while p < e {
-                        if flag.load(std::sync::atomic::Ordering::Relaxed) {
-                            return;
-                        }
-                        let n = CHUNK.min(e - p);
-                        // SAFETY: [p, p + n) lies inside a live table (the owner joins this thread
-                        // before freeing it); MADV_POPULATE_WRITE only faults pages in, it never
-                        // changes their contents. Errors (old kernels) just end the prefault.
-                        if unsafe { libc::madvise(p as *mut libc::c_void, n, MADV_POPULATE_WRITE) }
-                            != 0
-                        {
-                            return;
-                        }
-                        p += n;
-                    }
-                }
-            })
-            .ok()?;
-        Some(Prefault {
-            stop,
-            handle: Some(handle),
-        })
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn start(_: &[&Vec<u32>]) -> Option<Prefault> {
-        None
-    }
-}
-
-impl Drop for Prefault {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
-
 /// A superblock handed out for writing; `erase_first` when it still holds old
 /// (invalid) data, so its erase must be scheduled before its first program, and the
 /// erases that failed on the way (worn-out superblocks retired), which took their time.
@@ -208,14 +102,16 @@ pub struct Ftl {
     prefault: Option<Prefault>,
     geo: Geometry,
     /// Logical-to-physical table, stored as `ppa + 1` (0 = unmapped) so that a
-    /// fresh table is zero pages the OS provides lazily.
-    l2p: Vec<u32>,
+    /// fresh table is zero pages the OS provides lazily. An entry becomes non-zero only
+    /// in `place_run` (a relocation moves LBAs already mapped), which marks it.
+    l2p: Table,
     /// Physical-to-logical table (the reverse map): the LBA of each valid page plus one,
     /// 0 where the page is not valid. Garbage collection reads a victim's valid units
     /// from it in order; a reverse map that needed `l2p` to tell valid units (a log of
     /// the LBAs written) cost a random table access per unit looked at, the most
-    /// expensive part of relocation (BENCHMARKS.md).
-    p2l: Vec<u32>,
+    /// expensive part of relocation (BENCHMARKS.md). Entries become non-zero only in an
+    /// open superblock, whose range `open` marks.
+    p2l: Table,
     valid: Vec<u32>,
     state: Vec<SbState>,
     slc: Vec<bool>,
@@ -248,7 +144,7 @@ impl Ftl {
         let n = geo.superblocks as usize;
         let units = geo.user_units as usize;
         let pages = geo.total_units() as usize;
-        let tables = zeroed_table(units).zip(zeroed_table(pages));
+        let tables = Table::zeroed(units).zip(Table::zeroed(pages));
         let (l2p, p2l) = tables.ok_or_else(|| {
             let gib = ((units + pages) * 4) as f64 / (1u64 << 30) as f64;
             ConfigError(format!(
@@ -456,6 +352,8 @@ impl Ftl {
         let s = sb as usize;
         self.state[s] = SbState::Open;
         self.slc[s] = slc;
+        let base = (sb * self.geo.units_per_sb) as usize;
+        self.p2l.mark(base, self.geo.sb_capacity(slc) as usize);
         if slc {
             self.slc_sbs += 1;
         }
@@ -593,6 +491,7 @@ impl Ftl {
                 }
             }
         }
+        self.l2p.mark(lba as usize, n as usize);
         self.map_run(lba, n, first);
         (first, self.advance(stream, n))
     }
@@ -849,13 +748,9 @@ impl Ftl {
     /// Reset to fresh-out-of-box: everything unmapped, free and erased (the caller
     /// schedules the erases); erase counts go on. Returns the superblocks erased.
     pub fn purge(&mut self) -> u64 {
-        self.prefault = None; // stop it before the tables are replaced
-                              // A fresh zeroed table (lazily provided by the OS) instead of rewriting 1 GiB;
-                              // the old one is freed first, so the same size fits again.
-        self.l2p = Vec::new();
-        self.l2p = zeroed_table(self.geo.user_units as usize).expect("fitted when built");
-        self.p2l = Vec::new();
-        self.p2l = zeroed_table(self.geo.total_units() as usize).expect("fitted when built");
+        self.prefault = None; // stop it before the tables are rewritten
+        self.l2p.clear();
+        self.p2l.clear();
         let state = &self.state;
         let used = (0..self.geo.superblocks)
             .filter(|&sb| !matches!(state[sb as usize], SbState::Free | SbState::Retired));
@@ -969,6 +864,13 @@ impl Ftl {
                 "{mapped} LBAs are mapped but their superblocks name {valid_seen} \
                  and the reverse map {named}"
             ));
+        }
+        for (name, table) in [("mapping", &self.l2p), ("reverse", &self.p2l)] {
+            if let Some(i) = table.unmarked_entry() {
+                return Err(format!(
+                    "the {name} table's entry {i} is set in a chunk not marked as written"
+                ));
+            }
         }
         if slc_valid != self.slc_valid {
             return Err(format!("slc valid count {} != {slc_valid}", self.slc_valid));
