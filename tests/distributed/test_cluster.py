@@ -27,7 +27,7 @@ from ssdlab.execution import SilentReporter
 from ssdlab.session import RunRequest
 from ssdlab.store import Store
 from tests.conftest import run_cli
-from tests.distributed.test_sweeps import GRID, TESTS, stopped_sweep
+from tests.distributed.test_sweeps import GRID, TESTS, made_trace, stopped_sweep
 
 OPTIONS = ["--suite", "quick", "--tests", "rand-read-burst", "--scale", "0.01"]
 
@@ -74,6 +74,27 @@ def test_the_clients_database_has_every_run_with_its_variants_preset(swept):
                     == local.run_extras(theirs["run_id"])["options"]["preset_toml"])
             (test,) = store.tests(mine["run_id"])
             assert store.steps(mine["run_id"], test.seq)  # every step's rows came along
+
+
+def test_a_sweep_of_a_trace_file_on_the_cluster_scores_as_on_this_machine(cluster, tmp_path):
+    trace = made_trace(tmp_path / "mine.csv")
+    args = ["sweep", "wd-sn850-1tb", "--set", "cache.max_cell_share=0.3,0.6", "--suite", "trace", "--trace",
+            str(trace), "--scale", "0.01", "--json"]
+    here = json.loads(run_cli(*args, db=tmp_path / "here.db").stdout)
+    there = json.loads(run_cli(*args, "--cluster", cluster, db=tmp_path / "there.db").stdout)
+    assert [v["status"] for v in there["variants"]] == ["done"] * 2
+    assert [v["scores"] for v in there["variants"]] == [v["scores"] for v in here["variants"]]
+    assert all(v["scores"]["trace"] for v in there["variants"])
+
+
+def test_a_worker_without_the_trace_file_replays_the_copy_sent_with_its_task(tmp_path):
+    """What a worker on another host gets: the client's path, which it does not have, and the
+    file's contents, which it replays under the file's own name."""
+    contents = {"/nowhere/mine.csv": made_trace(tmp_path / "mine.csv").read_bytes()}
+    request = RunRequest(target="sim:wd-sn850-1tb", suite="trace", scale=Scale(0.01), traces=("/nowhere/mine.csv",))
+    result = run_on_worker(request, traces=contents)
+    assert result.error is None and result.rows["runs"][0]["status"] == "done"
+    assert "mine.csv: empty" in json.dumps(result.rows["steps"])
 
 
 @pytest.mark.parametrize("address", ["tcp://10.0.0.1:8786", "10.0.0.1:8786", "tcp://example.org:8786"])

@@ -15,6 +15,7 @@ import sys
 import time
 import tomllib
 from contextlib import closing
+from pathlib import Path
 
 import pytest
 
@@ -132,7 +133,8 @@ def test_a_variant_the_simulator_refuses_stops_the_sweep_before_anything_runs(sw
     ([], "give the variants"),
     (["--set", "cache.max_cell_share=0.3", "--jobs", "0"], "--jobs must be 1 to 64, not 0"),
     (["--set", "cache.max_cell_share=0.3", "--resume", "1"], "--resume runs a stored sweep with its own drive, "
-                                                              "variants, suite, scale and host: leave out BASE, "
+                                                              "variants, suite, scale, host and test settings: "
+                                                              "leave out BASE, "
                                                               "--set, --suite, --tests, --scale"),
 ])
 def test_bad_input_is_one_line_saying_what_to_do(tmp_path, args, says):
@@ -238,6 +240,34 @@ def test_the_drives_host_and_age_reach_every_variant_also_those_made_on_resume(t
         assert host == (Cooling.BARE, 45.0, Age.parse("100pe"), 0, True), job.request.target
     refused = run_cli("sweep", "--resume", "1", "--cooling", "fan", "--age", "5pe", db=db, check=False)
     assert refused.returncode == 2 and "leave out --cooling, --age" in refused.stderr
+
+
+def made_trace(path: Path) -> Path:
+    """A small trace file, written by `ssdlab trace make` (a built-in trace at a tiny scale)."""
+    run_cli("trace", "make", "light-like", "--scale", "0.0001", "--output", str(path))
+    return path
+
+
+def test_the_tests_settings_and_trace_files_reach_every_variant_also_those_made_on_resume(tmp_path, monkeypatch):
+    """The trace options are stored with the sweep, the trace by its absolute path: the variants
+    a resume makes, from another directory, replay the same file the same way."""
+    db = tmp_path / "ssdlab.db"
+    made_trace(tmp_path / "mine.csv")
+    monkeypatch.chdir(tmp_path)
+    shared = RunRequest(target="", suite="trace", scale=Scale(0.01), db=db, traces=("mine.csv",), trace_qd=8,
+                        no_timing=True, idle_cap_ms=10.0, trace_fit="scale")
+    plan = new_sweep("wd-sn850-1tb", SweepSpec(sets=tuple(GRID[1::2])), shared, None)  # checked, stored, not run
+    monkeypatch.chdir("/")
+    resumed = resume_sweep(str(plan.sweep_id), db, None)
+    assert len(resumed.jobs) == 4
+    for job in resumed.jobs:
+        r = job.request
+        assert r.traces == (str(tmp_path / "mine.csv"),), r.target
+        assert (r.trace_qd, r.no_timing, r.idle_cap_ms, r.trace_fit) == (8, True, 10.0, "scale")
+    refused = run_cli("sweep", "--resume", "1", "--trace-qd", "4", db=db, check=False)
+    assert refused.returncode == 2 and "leave out the retention, endurance and trace options" in refused.stderr
+    wrong = run_cli("sweep", "wd-sn850-1tb", *GRID, "--suite", "quick", "--trace", "mine.csv", db=db, check=False)
+    assert wrong.returncode == 2 and "add `--suite trace`" in wrong.stderr
 
 
 def test_ctrl_c_stops_a_sweep_resumably_and_says_how_to_go_on(tmp_path):

@@ -17,17 +17,32 @@ from ssdlab.cli.options import (
     ApstLatencyOption,
     CoolingOption,
     DbOption,
+    EnduranceProbesOption,
+    EnduranceVolumeOption,
+    EnduranceWorkloadOption,
+    IdleCapOption,
     JsonOption,
     MixedVersionsOption,
     NoLowPowerStatesOption,
+    NoTimingOption,
+    RetentionCOption,
+    RetentionDaysOption,
     ScaleOption,
     SchedulerFileOption,
     SuiteOption,
     TestsOption,
     TlsOption,
+    TraceBlockOption,
+    TraceDeviceOption,
+    TraceFitOption,
+    TraceFormatOption,
+    TraceOption,
+    TraceQdOption,
+    TraceSpeedOption,
     parse_age,
     parse_test_ids,
     size_option,
+    test_settings,
 )
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, ProgressReporter, progress_rows
@@ -70,50 +85,20 @@ def run_command(
     repeat: Annotated[int, typer.Option(
         metavar="N", help="run each measured step N times (1-10): scores are the mean over the runs, with "
                           "their spread; `compare` marks differences inside it")] = 1,
-    retention_days: Annotated[float | None, typer.Option(
-        "--retention-days", metavar="DAYS",
-        help="the retention test: how long the drive is left powered off (default 365, JEDEC's client "
-             "requirement); a real drive's run waits that long for `ssdlab resume`")] = None,
-    retention_c: Annotated[float | None, typer.Option(
-        "--retention-c", metavar="C",
-        help="the retention test: where the drive is kept while off, °C (default 30): a shelf, or an oven; "
-             "gives the equivalent time at 30 °C")] = None,
-    endurance_volume: Annotated[str | None, typer.Option(
-        "--endurance-volume", metavar="TB|%",
-        help="the endurance test: what to write, TB (600TB) or a share of the rated TBW (100%); default the "
-             "preset's rated TBW, which a real drive must state (its datasheet's)")] = None,
-    endurance_workload: Annotated[str | None, typer.Option(
-        "--endurance-workload", metavar="seq|random|jesd219",
-        help="the endurance test: 128 KiB sequential passes, 4 KiB random writes, or the JESD219 enterprise "
-             "mix (default)")] = None,
-    endurance_probes: Annotated[int | None, typer.Option(
-        "--endurance-probes", metavar="N",
-        help="the endurance test: write the volume in N intervals, probing after each (default 10)")] = None,
-    trace: Annotated[list[str] | None, typer.Option(
-        "--trace", metavar="FILE",
-        help="the trace test: a trace to replay, in any format `ssdlab trace stats` reads; once per trace")] = None,
-    trace_format: Annotated[str | None, typer.Option(
-        "--trace-format", metavar="FORMAT",
-        help="the trace test: the traces' format, when detection cannot tell")] = None,
-    trace_device: Annotated[str | None, typer.Option(
-        "--trace-device", metavar="DEVICE", help="the trace test: replay only this disk of a trace of several")] = None,
-    trace_fit: Annotated[str | None, typer.Option(
-        "--trace-fit", metavar="wrap|scale",
-        help="the trace test: offsets past the target wrap into it (default) or all scale by target / trace")] = None,
-    trace_block: Annotated[int | None, typer.Option(
-        "--trace-block", metavar="BYTES",
-        help="the trace test: the target's logical block; requests grow to whole blocks (default 4096)")] = None,
-    idle_cap_ms: Annotated[float | None, typer.Option(
-        "--idle-cap-ms", metavar="MS",
-        help="the trace test: longest gap between issue times (default 25, the reviews'; 0: no cap)")] = None,
-    trace_speed: Annotated[float | None, typer.Option(
-        "--trace-speed", metavar="X", help="the trace test: replay X times as fast as recorded (default 1)")] = None,
-    no_timing: Annotated[bool, typer.Option(
-        "--no-timing", help="the trace test: issue the records as fast as the drive takes them, --trace-qd at "
-                            "a time, instead of at their times")] = False,
-    trace_qd: Annotated[int | None, typer.Option(
-        "--trace-qd", metavar="N",
-        help="the trace test: most commands outstanding (default 1023 in time, 32 with --no-timing)")] = None,
+    retention_days: RetentionDaysOption = None,
+    retention_c: RetentionCOption = None,
+    endurance_volume: EnduranceVolumeOption = None,
+    endurance_workload: EnduranceWorkloadOption = None,
+    endurance_probes: EnduranceProbesOption = None,
+    trace: TraceOption = None,
+    trace_format: TraceFormatOption = None,
+    trace_device: TraceDeviceOption = None,
+    trace_fit: TraceFitOption = None,
+    trace_block: TraceBlockOption = None,
+    idle_cap_ms: IdleCapOption = None,
+    trace_speed: TraceSpeedOption = None,
+    no_timing: NoTimingOption = False,
+    trace_qd: TraceQdOption = None,
     cluster: Annotated[str | None, typer.Option(
         "--cluster", metavar="ADDRESS",
         help="targets HOST:/dev/NAME: run on the drives of a fleet, each on the `ssdlab worker` of its host, "
@@ -136,11 +121,10 @@ def run_command(
         destroy_data=destroy_data, force=force, db=Path(db) if db else None,
         power_meter=None if power_meter is None else require_utf8(power_meter, "--power-meter"),
         apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states, cooling=cooling,
-        ambient_c=ambient_c, age=parse_age(age), repeat=repeat, retention_days=retention_days, retention_c=retention_c,
-        endurance_volume=endurance_volume, endurance_workload=endurance_workload, endurance_probes=endurance_probes,
-        traces=tuple(trace or ()), trace_format=trace_format, trace_device=trace_device, trace_fit=trace_fit,
-        trace_block=trace_block, idle_cap_ms=idle_cap_ms, trace_speed=trace_speed, no_timing=no_timing,
-        trace_qd=trace_qd)
+        ambient_c=ambient_c, age=parse_age(age), repeat=repeat,
+        **test_settings(retention_days, retention_c, endurance_volume, endurance_workload, endurance_probes, trace,
+                        trace_format, trace_device, trace_fit, trace_block, idle_cap_ms, trace_speed, no_timing,
+                        trace_qd))
     named = [require_utf8(t, "the target") for t in targets or []]
     if cluster is not None or scheduler_file is not None:
         requests = _fleet_requests(named, fleet, shared)

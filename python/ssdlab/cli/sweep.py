@@ -17,15 +17,30 @@ from ssdlab.cli.options import (
     ApstLatencyOption,
     CoolingOption,
     DbOption,
+    EnduranceProbesOption,
+    EnduranceVolumeOption,
+    EnduranceWorkloadOption,
+    IdleCapOption,
     JsonOption,
     NoLowPowerStatesOption,
+    NoTimingOption,
+    RetentionCOption,
+    RetentionDaysOption,
     ScaleOption,
     SchedulerFileOption,
     SuiteOption,
     TestsOption,
     TlsOption,
+    TraceBlockOption,
+    TraceDeviceOption,
+    TraceFitOption,
+    TraceFormatOption,
+    TraceOption,
+    TraceQdOption,
+    TraceSpeedOption,
     parse_age,
     parse_test_ids,
+    test_settings,
 )
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, SweepProgress
@@ -86,12 +101,29 @@ def sweep_command(
     cooling: CoolingOption = None,
     ambient_c: AmbientOption = None,
     age: AgeOption = None,
+    retention_days: RetentionDaysOption = None,
+    retention_c: RetentionCOption = None,
+    endurance_volume: EnduranceVolumeOption = None,
+    endurance_workload: EnduranceWorkloadOption = None,
+    endurance_probes: EnduranceProbesOption = None,
+    trace: TraceOption = None,
+    trace_format: TraceFormatOption = None,
+    trace_device: TraceDeviceOption = None,
+    trace_fit: TraceFitOption = None,
+    trace_block: TraceBlockOption = None,
+    idle_cap_ms: IdleCapOption = None,
+    trace_speed: TraceSpeedOption = None,
+    no_timing: NoTimingOption = False,
+    trace_qd: TraceQdOption = None,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Run a suite on variants of a simulated drive, each variant a run, and show their primary scores."""
     db_path = Path(db) if db else None
     runner_for = _runner_for(cluster, scheduler_file, tls, jobs)
+    settings = test_settings(retention_days, retention_c, endurance_volume, endurance_workload, endurance_probes,
+                             trace, trace_format, trace_device, trace_fit, trace_block, idle_cap_ms, trace_speed,
+                             no_timing, trace_qd)
     if resume is not None:
         given = [name for name, value in (("BASE", base), ("--set", set_), ("--variants", variants),
                                           ("--sample", sample), ("--samples", samples), ("--seed", seed),
@@ -99,10 +131,12 @@ def sweep_command(
                                           ("--scale", scale != 1.0), ("--repeat", repeat != 1),
                                           ("--apst-latency-us", apst_latency_us is not None),
                                           ("--no-low-power-states", no_low_power_states), ("--cooling", cooling),
-                                          ("--ambient-c", ambient_c is not None), ("--age", age)) if value]
+                                          ("--ambient-c", ambient_c is not None), ("--age", age),
+                                          ("the retention, endurance and trace options",
+                                           any(v not in (None, (), False) for v in settings.values()))) if value]
         if given:
-            raise SsdlabError(f"--resume runs a stored sweep with its own drive, variants, suite, scale and host: "
-                              f"leave out {', '.join(given)}")
+            raise SsdlabError(f"--resume runs a stored sweep with its own drive, variants, suite, scale, host and "
+                              f"test settings: leave out {', '.join(given)}")
         plan = resume_sweep(require_utf8(resume, "--resume"), db_path, jobs, runner_for)
     else:
         if base is None:
@@ -113,7 +147,7 @@ def sweep_command(
                          seed=seed)
         shared = RunRequest(target="", suite=suite, tests=parse_test_ids(tests), scale=Scale(scale), repeat=repeat,
                             db=db_path, apst_latency_us=apst_latency_us, no_low_power_states=no_low_power_states,
-                            cooling=cooling, ambient_c=ambient_c, age=parse_age(age))
+                            cooling=cooling, ambient_c=ambient_c, age=parse_age(age), **settings)
         plan = new_sweep(require_utf8(base, "the base preset"), spec, shared, jobs, runner_for)
     _run(plan, json_out)
 

@@ -47,6 +47,7 @@ from ssdlab.store.transfer import RunRows, read_run, write_run
 TLS_NEEDED = ("TLS with mutual certificates is needed beyond the loopback: `ssdlab fleet certs DIR` makes them, "
               "then tls://HOST:PORT with --tls DIR")
 CONNECT_TIMEOUT_S = 30
+MAX_SHIPPED_TRACES = 2 << 30  # trace files sent to the workers, in all
 SCHEMES = ("tcp", "tls")
 
 
@@ -59,12 +60,41 @@ class WorkerResult:
     exit_code: int = 0
 
 
-def run_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str | None = None) -> WorkerResult:
+def run_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str | None = None,
+                  traces: dict[str, bytes] | None = None) -> WorkerResult:
     """The task of a simulated drive: `request` as a new run, or, with `stored` (a run's rows),
     that run continued; in a private database, whose rows of the run it returns (and sends
-    on `topic` as it goes: streamed.py)."""
+    on `topic` as it goes: streamed.py). `traces`: the contents of the request's trace files
+    (the client's paths), which this host may not have; written beside the database, each
+    under its own name."""
     with tempfile.TemporaryDirectory(prefix="ssdlab-worker-") as directory:
+        if traces:
+            request = replace(request, traces=_traces_here(request.traces, traces, Path(directory)))
         return run_in(Path(directory) / "ssdlab.db", request, stored, topic)
+
+
+def _traces_here(paths: tuple[str, ...], contents: dict[str, bytes], directory: Path) -> tuple[str, ...]:
+    here = []
+    for i, path in enumerate(paths):
+        if path not in contents:  # a built-in trace, by its name
+            here.append(path)
+            continue
+        copy = directory / "traces" / str(i) / Path(path).name
+        copy.parent.mkdir(parents=True)
+        copy.write_bytes(contents[path])
+        here.append(str(copy))
+    return tuple(here)
+
+
+def trace_contents(request: RunRequest) -> dict[str, bytes] | None:
+    """The request's trace files (not the built-in traces, named), read to travel to a worker;
+    None without any."""
+    files = {t: Path(t).expanduser() for t in request.traces if Path(t).expanduser().is_file()}
+    size = sum(f.stat().st_size for f in files.values())
+    if size > MAX_SHIPPED_TRACES:
+        raise SsdlabError(f"the trace files are {size / (1 << 30):.1f} GiB: at most {MAX_SHIPPED_TRACES >> 30} GiB "
+                          "travel to a cluster's workers; replay shorter traces there, or sweep on this machine")
+    return {t: f.read_bytes() for t, f in files.items()} or None
 
 
 def run_in(db: Path | None, request: RunRequest, stored: RunRows | None = None,
@@ -145,6 +175,7 @@ class ClusterRunner:
         self.address, self.retries, self.task, self.security = address, retries, task, security
         self.note: str | None = None
         self._client: Any = None
+        self._shipped: dict[tuple[str, ...], Any] = {}  # each set of trace files scattered to the workers once
 
     @classmethod
     def checked(cls, address: str | None, scheduler_file: Path | None = None, tls: Path | None = None,
@@ -192,6 +223,7 @@ class ClusterRunner:
         follows: list[Following] = []
         futures = []
         stores = _Stores()
+        self._shipped.clear()
         try:
             for i, job in enumerate(jobs):
                 stored, pending = None, None
@@ -234,7 +266,12 @@ class ClusterRunner:
     def submit(self, client: Any, job: RunJob, stored: RunRows | None, topic: str) -> Any:
         """The task of `job` sent (`stored`: the rows of the run it continues; `topic`: where
         it sends the run as it goes)."""
-        return client.submit(self.task, job.request, stored, topic, pure=False, retries=self.retries)
+        traces = job.request.traces
+        if traces and traces not in self._shipped:
+            contents = trace_contents(job.request)
+            self._shipped[traces] = None if contents is None else client.scatter(contents, broadcast=True)
+        shipped = (self._shipped[traces],) if self._shipped.get(traces) is not None else ()
+        return client.submit(self.task, job.request, stored, topic, *shipped, pure=False, retries=self.retries)
 
     def received(self, job: RunJob, rows: RunRows) -> RunRows:
         """A run's rows from its worker, as the client stores them."""

@@ -116,16 +116,31 @@ def _variant_request(shared: RunRequest, base: Preset, name: str, overrides: dic
     return replace(shared, target=SIM_PREFIX + name, preset_text=apply_overrides(base, overrides))
 
 
+# the retention, endurance and trace tests' settings a sweep stores as they are (cli/options.py)
+_TEST_SETTINGS = ("retention_days", "retention_c", "endurance_volume", "endurance_workload", "endurance_probes",
+                  "trace_format", "trace_device", "trace_fit", "trace_block", "idle_cap_ms", "trace_speed",
+                  "no_timing", "trace_qd")
+
+
 def _host_options(shared: RunRequest) -> dict:
-    """The simulated drives' host and prior life every run of the sweep shares, as stored."""
+    """The simulated drives' host and prior life, and the tests' settings, every run of the
+    sweep shares, as stored (the traces by absolute path: a resume may start elsewhere)."""
     return {"apst_latency_us": shared.apst_latency_us, "no_low_power_states": shared.no_low_power_states,
             "cooling": None if shared.cooling is None else shared.cooling.value, "ambient_c": shared.ambient_c,
-            "age": None if shared.age is None else shared.age.model_dump(mode="json")}
+            "age": None if shared.age is None else shared.age.model_dump(mode="json"),
+            "traces": [_absolute(t) for t in shared.traces], **{k: getattr(shared, k) for k in _TEST_SETTINGS}}
+
+
+def _absolute(trace: str) -> str:
+    """A trace file by its absolute path; a built-in trace's name as it is."""
+    path = Path(trace).expanduser()
+    return str(path.resolve()) if path.exists() else trace
 
 
 def _shared_request(sweep: SweepRecord, db: Path | None) -> RunRequest:
     """What every run of the sweep shares, as the sweep stored it (a sweep stored before its
-    host options were: the simulator's default host, new drives)."""
+    host options or test settings were: the simulator's default host, new drives, the tests'
+    defaults)."""
     options = sweep.options
     cooling, age = options.get("cooling"), options.get("age")
     return RunRequest(target="", suite=sweep.suite, tests=None if options["tests"] is None else tuple(options["tests"]),
@@ -133,4 +148,5 @@ def _shared_request(sweep: SweepRecord, db: Path | None) -> RunRequest:
                       apst_latency_us=options.get("apst_latency_us"),
                       no_low_power_states=options.get("no_low_power_states", False),
                       cooling=None if cooling is None else Cooling(cooling), ambient_c=options.get("ambient_c"),
-                      age=None if age is None else Age.model_validate(age))
+                      age=None if age is None else Age.model_validate(age), traces=tuple(options.get("traces", ())),
+                      **{k: options[k] for k in _TEST_SETTINGS if k in options})
