@@ -164,7 +164,7 @@ def _run_one(request: RunRequest, resumed: int | None, turn: int, turns: _Turns,
     def reporter(run_id: int, tests: list[Test]) -> Reporter:
         created.append(run_id)
         turns.passed(turn)
-        return _StopBetweenSteps(reporter_for(request, run_id, tests), stop)
+        return StopBetweenSteps(reporter_for(request, run_id, tests), stop)
 
     try:
         turns.wait_for(turn)
@@ -210,16 +210,25 @@ class _Turns:
             self._changed.notify_all()
 
 
-class _StopBetweenSteps:
-    """A reporter that interrupts its run at the next step once `stop` is set."""
+class StopBetweenSteps:
+    """A reporter that interrupts its run, in the thread that runs it, once `stop` is set: at
+    the next step, or at the next progress of the step under way (a fio job's, every poll,
+    which stops fio)."""
 
     def __init__(self, reporter: Reporter, stop: threading.Event) -> None:
         self._reporter, self._stop = reporter, stop
 
     def step_started(self, *args: Any, **kwargs: Any) -> None:
+        self._stop_if_asked()
+        self._reporter.step_started(*args, **kwargs)
+
+    def step_progress(self, fraction: float, status: str) -> None:
+        self._stop_if_asked()
+        self._reporter.step_progress(fraction, status)
+
+    def _stop_if_asked(self) -> None:
         if self._stop.is_set():
             raise KeyboardInterrupt
-        self._reporter.step_started(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._reporter, name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -191,6 +192,56 @@ def test_a_worker_killed_mid_run_leaves_its_run_resumable_on_its_host(fleet, tmp
         assert store.run(1).status is RunStatus.DONE
         assert [r.status for r in store.tests(1)] == [TestStatus.DONE, TestStatus.DONE]
         assert store.steps(1, seq) == first  # the first test was kept, not run again
+
+
+def test_a_worker_stopped_mid_run_stops_fio_and_leaves_its_run_resumable(fleet, tmp_path):
+    """SIGTERM to `ssdlab worker` in the second test: fio is stopped at its next poll, the run
+    is left interrupted on the drive's host and in the client's database, the worker leaves;
+    resumed, only the second test runs."""
+    db = tmp_path / "ssdlab.db"
+    client = subprocess.Popen([sys.executable, "-m", "ssdlab", "run", f"{HOST}:{fleet.free}", "--cluster",
+                               fleet.address, "--tests", "qd1-seq-write,qd1-seq-read", "--scale", "0.05",
+                               "--destroy-data", fleet.free.name, "--db", str(db)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    _wait_for(lambda: _tests_done(db) == 1, lambda: client.stderr.read(), timeout=60)
+    fleet.worker.send_signal(signal.SIGTERM)
+    assert fleet.worker.wait(timeout=30) == 0, fleet.log("worker")()
+    assert not _fio_on(fleet.free)  # stopped, not left writing
+    _, err = client.communicate(timeout=60)
+    assert client.returncode == 130, err
+    with Store.open_existing(db, readonly=True) as store:
+        assert store.run(1).status is RunStatus.INTERRUPTED
+        first_test, second_test = (r.status for r in store.tests(1))
+        assert first_test is TestStatus.DONE and second_test is not TestStatus.DONE  # stopped in it
+        seq = store.tests(1)[0].seq
+        first = store.steps(1, seq)
+    said = " ".join(err.split())
+    assert f"run 1 is stored as far as its worker sent it: `ssdlab resume 1 --cluster {fleet.address}`" in said
+    with Store.open_existing(fleet.base / "worker.db", readonly=True) as store:
+        here = [run for run in store.runs() if run.target == str(fleet.free)][-1]
+        assert here.status is RunStatus.INTERRUPTED  # its host's record says so too
+    fleet.start_worker()
+    run_cli("resume", "1", "--cluster", fleet.address, "--destroy-data", fleet.free.name, db=db, timeout=120)
+    with Store.open_existing(db, readonly=True) as store:
+        assert store.run(1).status is RunStatus.DONE
+        assert store.steps(1, seq) == first  # the first test was kept, not run again
+
+
+def _fio_on(device: Path) -> bool:
+    """Is a fio process running on `device` (its job file names it)?"""
+    for proc in Path("/proc").iterdir():
+        try:
+            if (proc / "comm").read_text().strip() == "fio" and str(device) in _job_files(proc):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _job_files(proc: Path) -> str:
+    args = (proc / "cmdline").read_bytes().split(b"\0")
+    return "".join(Path(a.decode()).read_text(errors="replace") for a in args if a.endswith(b".fio")
+                   and Path(a.decode()).is_file())
 
 
 def test_a_fleet_file_gives_each_drive_its_own_consent(fleet, tmp_path):

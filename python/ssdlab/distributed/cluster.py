@@ -28,6 +28,7 @@ import ipaddress
 import json
 import queue
 import tempfile
+import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +42,7 @@ from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import Reporter
 from ssdlab.model import Test, TestStatus
 from ssdlab.session import RunRequest, resume_run, start_run
+from ssdlab.side_by_side import StopBetweenSteps
 from ssdlab.store import Store
 from ssdlab.store.transfer import RunRows, read_run, write_run
 
@@ -48,6 +50,8 @@ TLS_NEEDED = ("TLS with mutual certificates is needed beyond the loopback: `ssdl
               "then tls://HOST:PORT with --tls DIR")
 CONNECT_TIMEOUT_S = 30
 MAX_SHIPPED_TRACES = 2 << 30  # trace files sent to the workers, in all
+# set when this worker's process is asked to stop (`ssdlab worker`, fleet.serve): its runs stop at once, resumably
+stopping = threading.Event()
 SCHEMES = ("tcp", "tls")
 
 
@@ -70,7 +74,7 @@ def run_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str
     with tempfile.TemporaryDirectory(prefix="ssdlab-worker-") as directory:
         if traces:
             request = replace(request, traces=_traces_here(request.traces, traces, Path(directory)))
-        return run_in(Path(directory) / "ssdlab.db", request, stored, topic)
+        return run_in(Path(directory) / "ssdlab.db", request, stored, topic, stopping)
 
 
 def _traces_here(paths: tuple[str, ...], contents: dict[str, bytes], directory: Path) -> tuple[str, ...]:
@@ -98,17 +102,18 @@ def trace_contents(request: RunRequest) -> dict[str, bytes] | None:
 
 
 def run_in(db: Path | None, request: RunRequest, stored: RunRows | None = None,
-           topic: str | None = None) -> WorkerResult:
+           topic: str | None = None, stop: threading.Event | None = None) -> WorkerResult:
     """`request` run, or the `stored` run continued (written in as a new run first), in the
-    database `db` (None: this host's default), sent on `topic` as it goes; the run's rows,
-    and why it did not complete."""
+    database `db` (None: this host's default), sent on `topic` as it goes, interrupted once
+    `stop` is set (and then sent as it was left, should its result not reach the client); the
+    run's rows, and why it did not complete."""
     reporter = StreamingReporter(db, topic)
     made: list[int] = []
 
     def following(run_id: int, tests: list[Test]) -> Reporter:
         made.append(run_id)
         reporter.started(run_id, tests)
-        return reporter
+        return reporter if stop is None else StopBetweenSteps(reporter, stop)
 
     if stored is not None:
         with Store(db) as store:
@@ -123,6 +128,8 @@ def run_in(db: Path | None, request: RunRequest, stored: RunRows | None = None,
         error, code = str(exc), exc.exit_code
     if not made:
         return WorkerResult(None, error, code)
+    if stop is not None and stop.is_set():
+        reporter.send()
     with Store.open_existing(db, readonly=True) as store:
         return WorkerResult(read_run(store, made[0]), error, code)
 
@@ -293,6 +300,8 @@ class ClusterRunner:
             return Outcome(target, follow.job.resume, result.error, result.exit_code)
         run_id = follow.store(stores.of(follow.job), self.received(follow.job, result.rows), reporter_for)
         follow.end()
+        if result.exit_code == Interrupted.exit_code:  # its worker's message names its worker's run id
+            return self._interrupted(follow)
         return Outcome(target, run_id, result.error, result.exit_code)
 
     def _interrupted(self, follow: Following) -> Outcome:

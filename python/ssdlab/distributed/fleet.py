@@ -20,6 +20,7 @@ real drives before anything runs, unless `--allow-mixed-versions`.
 from __future__ import annotations
 
 import asyncio
+import signal
 import socket
 import time
 from collections.abc import Sequence
@@ -29,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import ssdlab
-from ssdlab.distributed.cluster import ClusterRunner, WorkerResult, is_loopback, run_in
+from ssdlab.distributed.cluster import ClusterRunner, WorkerResult, is_loopback, run_in, stopping
 from ssdlab.distributed.runner import Outcome, ReporterFor, RunJob
+from ssdlab.distributed.streamed import Following
 from ssdlab.errors import SsdlabError, UnsafeTarget
 from ssdlab.external import Commands
 from ssdlab.session import RunRequest
@@ -43,6 +45,7 @@ from ssdlab.text import printable
 
 NOT_OFFERED_EXIT = UnsafeTarget.exit_code
 WATCH_EVERY_S = 2.0
+STOP_SETTLE_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -104,14 +107,29 @@ def serve(address: str, offered: Offered, security: Any = None, name: str | None
         threads = nthreads or max(1, len(offered.drives))
         async with Worker(address, nthreads=threads, security=security, name=name, host=listen,
                           dashboard_address="127.0.0.1:0") as worker:
-            await worker.finished()
+            asked = asyncio.Event()
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                asyncio.get_running_loop().add_signal_handler(signum, lambda: (stopping.set(), asked.set()))
+            ended = asyncio.create_task(worker.finished())
+            await asyncio.wait([ended, asyncio.create_task(asked.wait())], return_when=asyncio.FIRST_COMPLETED)
+            if not ended.done():
+                await _runs_stopped(worker)
 
     try:
         asyncio.run(work())
-    except KeyboardInterrupt:
-        pass
     except OSError as exc:
         raise SsdlabError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+async def _runs_stopped(worker: Any) -> None:
+    """A stop asked (Ctrl-C, SIGTERM, SIGHUP): the runs under way stop at their next step or
+    fio poll, as `ssdlab run` stops (fio ended, drive settings written back, the run left
+    interrupted and resumable here), and send their rows as they were left; then the worker
+    leaves the cluster."""
+    while worker.state.executing_count:
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(STOP_SETTLE_S)  # the last sendings leave before the connection closes
+    await worker.close()
 
 
 def worker_facts() -> dict[str, Any]:
@@ -132,7 +150,7 @@ def run_drive_on_worker(request: RunRequest, stored: RunRows | None = None, topi
     if refused := _not_offered(request.target):
         return refused
     assert _offered is not None
-    return run_in(_offered.db, request, stored, topic)
+    return run_in(_offered.db, request, stored, topic, stopping)
 
 
 def plan_drive_on_worker(request: RunRequest) -> dict[str, Any] | WorkerResult:
@@ -259,6 +277,12 @@ class FleetRunner(ClusterRunner):
 
     def received(self, job: RunJob, rows: RunRows) -> RunRows:
         return _renamed(rows, job.request.target)
+
+    def _left(self, follow: Following) -> str:
+        if follow.run_id is None:
+            return super()._left(follow)
+        return (f"run {follow.run_id} is stored as far as its worker sent it: `ssdlab resume {follow.run_id} "
+                f"--cluster {self.address}` continues it on its host")
 
 
 def _renamed(rows: RunRows, target: str) -> RunRows:
