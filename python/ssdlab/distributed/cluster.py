@@ -74,7 +74,7 @@ def run_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str
     with tempfile.TemporaryDirectory(prefix="ssdlab-worker-") as directory:
         if traces:
             request = replace(request, traces=_traces_here(request.traces, traces, Path(directory)))
-        return run_in(Path(directory) / "ssdlab.db", request, stored, topic, stopping)
+        return run_in(Path(directory) / "ssdlab.db", request, stored, topic, stopping, every_test=False)
 
 
 def _traces_here(paths: tuple[str, ...], contents: dict[str, bytes], directory: Path) -> tuple[str, ...]:
@@ -102,12 +102,12 @@ def trace_contents(request: RunRequest) -> dict[str, bytes] | None:
 
 
 def run_in(db: Path | None, request: RunRequest, stored: RunRows | None = None,
-           topic: str | None = None, stop: threading.Event | None = None) -> WorkerResult:
+           topic: str | None = None, stop: threading.Event | None = None, every_test: bool = True) -> WorkerResult:
     """`request` run, or the `stored` run continued (written in as a new run first), in the
-    database `db` (None: this host's default), sent on `topic` as it goes, interrupted once
-    `stop` is set (and then sent as it was left, should its result not reach the client); the
-    run's rows, and why it did not complete."""
-    reporter = StreamingReporter(db, topic)
+    database `db` (None: this host's default), sent on `topic` as it goes (`every_test`:
+    streamed.py), interrupted once `stop` is set (and then sent as it was left, should its
+    result not reach the client); the run's rows, and why it did not complete."""
+    reporter = StreamingReporter(db, topic, every_test)
     made: list[int] = []
 
     def following(run_id: int, tests: list[Test]) -> Reporter:

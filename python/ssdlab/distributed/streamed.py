@@ -2,7 +2,8 @@
 
 The worker sends the run's rows (store/transfer.py) on a Dask event topic of the job's own
 when the run is made, after each test but the last (whose rows the task's result brings a
-moment later), and after a step when the last sending is STREAM_EVERY_S old; the client
+moment later; a simulated drive's only when the last sending is STREAM_EVERY_S old), and
+after a step when the last sending is STREAM_EVERY_S old; the client
 stores each sending under the run's id in its database, holds the run there while it goes
 (so that `ssdlab runs` shows it running, and no other `ssdlab resume` takes it), and tells
 the run's reporter the steps it has not yet told (only those are read back). So a
@@ -29,10 +30,13 @@ STREAM_EVERY_S = 2.0
 
 
 class StreamingReporter(SilentReporter):
-    """The worker's side: sends run `run_id` of `db` on `topic` as it goes (no topic: sends nothing)."""
+    """The worker's side: sends run `run_id` of `db` on `topic` as it goes (no topic: sends
+    nothing); `every_test`: at each test's end (a real drive's, whose tests take minutes to
+    hours to run again), else only when the last sending is STREAM_EVERY_S old (a simulated
+    drive's, whose quick tests would otherwise be sent many times a second)."""
 
-    def __init__(self, db: Path | None, topic: str | None):
-        self.db, self.topic = db, topic
+    def __init__(self, db: Path | None, topic: str | None, every_test: bool = True):
+        self.db, self.topic, self.every_test = db, topic, every_test
         self.run_id: int | None = None
         self.last: str | None = None  # the last test to run, whose end the task's result sends
         self.sent_at = 0.0
@@ -46,7 +50,7 @@ class StreamingReporter(SilentReporter):
             self.send()
 
     def test_finished(self, test: Test, score: dict[str, Any]) -> None:
-        if test.id != self.last:
+        if test.id != self.last and (self.every_test or time.monotonic() - self.sent_at >= STREAM_EVERY_S):
             self.send()
 
     def send(self) -> None:
