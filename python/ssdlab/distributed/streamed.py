@@ -1,9 +1,9 @@
 """A run on a cluster's worker, followed from the client as it goes.
 
 The worker sends the run's rows (store/transfer.py) on a Dask event topic of the job's own
-when the run is made, after each test but the last (whose rows the task's result brings a
-moment later; a simulated drive's only when the last sending is STREAM_EVERY_S old), and
-after a step when the last sending is STREAM_EVERY_S old; the client
+when the run is made and after each test but the last (whose rows the task's result brings a
+moment later), and after a step when the last sending is STREAM_EVERY_S old; a simulated
+drive's run, whose tests take a second, only every STREAM_EVERY_S from its start. The client
 stores each sending under the run's id in its database, holds the run there while it goes
 (so that `ssdlab runs` shows it running, and no other `ssdlab resume` takes it), and tells
 the run's reporter the steps it has not yet told (only those are read back). So a
@@ -31,9 +31,10 @@ STREAM_EVERY_S = 2.0
 
 class StreamingReporter(SilentReporter):
     """The worker's side: sends run `run_id` of `db` on `topic` as it goes (no topic: sends
-    nothing); `every_test`: at each test's end (a real drive's, whose tests take minutes to
-    hours to run again), else only when the last sending is STREAM_EVERY_S old (a simulated
-    drive's, whose quick tests would otherwise be sent many times a second)."""
+    nothing); `every_test`: when the run is made and at each test's end (a real drive's, whose
+    tests take minutes to hours to run again), else only when the last sending, or the run's
+    start, is STREAM_EVERY_S old (a simulated drive's, whose quick tests would otherwise be
+    sent many times a second)."""
 
     def __init__(self, db: Path | None, topic: str | None, every_test: bool = True):
         self.db, self.topic, self.every_test = db, topic, every_test
@@ -43,7 +44,10 @@ class StreamingReporter(SilentReporter):
 
     def started(self, run_id: int, tests: list[Test]) -> None:
         self.run_id, self.last = run_id, tests[-1].id if tests else None
-        self.send()
+        if self.every_test:
+            self.send()
+        else:
+            self.sent_at = time.monotonic()  # the first sending STREAM_EVERY_S on, or the end's
 
     def step_finished(self, step: Step, result: StepResult) -> None:
         if time.monotonic() - self.sent_at >= STREAM_EVERY_S:
