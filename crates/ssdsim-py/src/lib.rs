@@ -58,6 +58,28 @@ fn version() -> &'static str {
     ssdsim::VERSION
 }
 
+/// Every numeric field present in a preset, with its bound (the simulator's bounds.rs): a
+/// list of {key, value, min, max, unit, integer}; PresetError when the preset is not valid.
+#[pyfunction]
+fn preset_bounds(py: Python<'_>, preset_toml: &str) -> PyResult<Vec<PyObject>> {
+    let config = ssdsim::DriveConfig::from_toml_str(preset_toml)
+        .map_err(|e| PresetError::new_err(e.to_string()))?;
+    config
+        .bounded_fields()
+        .into_iter()
+        .map(|f| {
+            let d = PyDict::new(py);
+            d.set_item("key", f.key)?;
+            d.set_item("value", f.value)?;
+            d.set_item("min", f.bound.min)?;
+            d.set_item("max", f.bound.max)?;
+            d.set_item("unit", f.bound.unit)?;
+            d.set_item("integer", f.bound.kind == ssdsim::bounds::Kind::Integer)?;
+            Ok(d.into_any().unbind())
+        })
+        .collect()
+}
+
 /// How far a drive's running step is, readable from another thread while the step runs (it
 /// releases the GIL): the records of a trace step issued so far.
 #[pyclass(module = "ssdlab._ssdsim", frozen)]
@@ -480,6 +502,7 @@ fn job_to<'py>(py: Python<'py>, j: &ssdsim::JobResult) -> PyResult<Bound<'py, Py
 fn _ssdsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_bounds, m)?)?;
     m.add_class::<Drive>()?;
     m.add_class::<Progress>()?;
     m.add("PresetError", m.py().get_type::<PresetError>())?;

@@ -30,6 +30,7 @@ COMMANDS = {
     "compare": "ssdlab.cli.compare:compare_command",
     "sweep": "ssdlab.cli.sweep:sweep_command",
     "sweeps": "ssdlab.cli.sweeps:sweeps_app",
+    "fit": "ssdlab.cli.fit:fit_command",
     "fleet": "ssdlab.cli.fleet:fleet_app",
     "worker": "ssdlab.cli.worker:worker_command",
     "tests": "ssdlab.cli.tests:tests_command",

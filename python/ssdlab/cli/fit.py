@@ -1,0 +1,76 @@
+"""`ssdlab fit RUN [RUN...] -o my-drive.toml`: a simulated twin of the drive of stored runs
+(twin/): a preset whose simulated runs reproduce them, with what it could and could not tell."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ssdlab.cli.options import DbOption, JsonOption
+from ssdlab.cli.output import console, err_console, print_json, shown
+from ssdlab.errors import SsdlabError
+from ssdlab.store import Store
+from ssdlab.text import require_utf8
+
+
+def fit_command(
+    runs: Annotated[list[str], typer.Argument(
+        metavar="RUN...", help="stored runs of one drive (`ssdlab runs`; `latest`): what the twin reproduces")],
+    output: Annotated[Path, typer.Option(
+        "--output", "-o", metavar="FILE",
+        help="the twin's preset file (.toml); beside it FILE.fit.json keeps what the fit measured, so that "
+             "the same command resumes a stopped fit")],
+    base: Annotated[str | None, typer.Option(
+        metavar="PRESET", help="the preset the twin starts from and keeps every value the runs cannot tell "
+                               "(default: the nearest built-in preset of the same kind)")] = None,
+    hold_out: Annotated[str | None, typer.Option(
+        "--hold-out", metavar="TEST,...",
+        help="tests left out of the fit, to judge the twin's prediction of them")] = None,
+    jobs: Annotated[int | None, typer.Option(
+        help="candidate runs at once (default: one per usable core, as far as the available memory allows)")] = None,
+    db: DbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Fit a simulated twin to a drive's stored runs: a preset that reproduces them, to run where the drive can't."""
+    from ssdlab.twin.fitting import fit
+
+    if output.suffix != ".toml":
+        raise SsdlabError(f"--output {shown(str(output))}: give a .toml file, the twin's preset")
+    held = set() if hold_out is None else {t.strip() for t in require_utf8(hold_out, "--hold-out").split(",")}
+    with Store.open_existing(Path(db) if db else None, readonly=True) as store:
+        run_ids = [store.resolve_run_id(require_utf8(r, "RUN")) for r in runs]
+        report = fit(store, run_ids, output, base, held, jobs,
+                     told=None if json_out else lambda text: err_console.print(text, highlight=False))
+    if json_out:
+        print_json(report)
+        return
+    _print(report, output)
+
+
+def _print(report: dict, output: Path) -> None:
+    table = Table(title=f"twin of {shown(report['drive'])}, from {shown(report['base'])}", title_justify="left")
+    for column in ("parameter", "twin", "base", "search", "10 % moves a figure", "RMS error rise at ±10 %"):
+        table.add_column(column)
+    for p in report["parameters"]:
+        kept = "" if p["determined"] else " (kept: not determined)"
+        table.add_row(p["key"], f"{p['value']:g}{kept}", f"{p['base']:g}", f"{p['low']:g}..{p['high']:g}",
+                      f"{p['moves']:.1%}", f"{p['rise']:.2%}")
+    console.print(table)
+    errors = Table(title="the twin's error per test", title_justify="left")
+    for column in ("run", "test", "figures", "median |error|", "largest", "use"):
+        errors.add_column(column)
+    for e in report["tests"]:
+        errors.add_row(str(e["run"]), e["test"], str(e["figures"]), _percent(e["median_error"], sign=""),
+                       _percent(e["largest_error"]), "held out" if e["held_out"] else "fitted")
+    console.print(errors)
+    console.print(f"the twin: {shown(str(output))} (`ssdlab run sim:{shown(str(output))}`); "
+                  f"{report['evaluations']} runs measured", highlight=False)
+
+
+def _percent(value: float, sign: str = "+") -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:{sign}.1%}"
+

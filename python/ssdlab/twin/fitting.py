@@ -1,0 +1,72 @@
+"""A fit from end to end: the sources, the base, the search, the twin measured on every test
+(those held out too), the preset written and the report of what the fit found."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ssdlab.errors import SsdlabError
+from ssdlab.store import Store
+from ssdlab.twin.base import choose_base, drive_bytes, drive_link, sized
+from ssdlab.twin.evaluate import EvaluationCache, Evaluator, candidate_text
+from ssdlab.twin.search import errors, fitted_tests, search
+from ssdlab.twin.sources import load_sources
+from ssdlab.twin.space import parameters
+from ssdlab.twin.writer import twin_text
+
+
+def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | None, held_out: set[str],
+        jobs: int | None = None, told: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Fit a twin to runs `run_ids`, write it to `output` (its record of measurements beside
+    it), and return the fit's report."""
+    sources = load_sources(store, run_ids)
+    measured_tests = {t for s in sources for t in s.tests}
+    if unknown := held_out - measured_tests:
+        raise SsdlabError(f"--hold-out {', '.join(sorted(unknown))}: not among the runs' finished tests "
+                          f"({', '.join(sorted(measured_tests))})")
+    tests = fitted_tests(sources, held_out)
+    if not tests:
+        raise SsdlabError("--hold-out leaves no test to fit: hold out fewer")
+    base = choose_base(sources, base_name)
+    link = drive_link(sources)
+    doc = sized(base, drive_bytes(sources), link)
+    params = parameters(candidate_text(doc, {}))
+    cache = EvaluationCache(output.with_name(output.name + ".fit.json"))
+    evaluator = Evaluator(doc, sources, cache, jobs)
+    try:
+        found = search(evaluator, params, sources, held_out, told or (lambda _: None))
+        every = [(i, t) for i, s in enumerate(sources) for t in s.tests]
+        (twin,) = evaluator.measure([found.values], every)
+    finally:
+        evaluator.close()
+    text = twin_text(doc, base, sources, params, found, [t for _, t in tests], link is not None)
+    partial = output.with_name(output.name + ".partial")
+    partial.write_text(text)
+    partial.replace(output)
+    per_test: dict[tuple[int, str], list[float]] = {}
+    for i, figure, error in errors(twin, sources, set(every)):
+        per_test.setdefault((i, figure.test), []).append(error)
+    return {
+        "drive": sources[0].run.identity.get("model") or sources[0].run.target,
+        "runs": [s.run.id for s in sources], "base": base.name, "output": str(output),
+        "rms_error": found.rms, "evaluations": found.evaluations,
+        "parameters": [{"key": p.key, "what": p.what, "value": found.values[p.key], "base": p.base, "low": p.low,
+                        "high": p.high, "moves": found.moves[p.key], "rise": found.rise[p.key],
+                        "determined": found.determined(p.key)} for p in params],
+        "tests": [{"run": sources[i].run.id, "test": test, "figures": len(errs), "held_out": test in held_out,
+                   "median_error": _median_abs(errs), "largest_error": max(errs, key=_size)}
+                  for (i, test), errs in per_test.items()],
+    }
+
+
+def _median_abs(errs: list[float]) -> float:
+    finite = [abs(e) for e in errs if not math.isnan(e)]
+    return statistics.median(finite) if finite else math.nan
+
+
+def _size(e: float) -> float:
+    return math.inf if math.isnan(e) else abs(e)

@@ -1,0 +1,74 @@
+"""The parameters a twin's search estimates, and where it may look for them.
+
+Each is a preset key whose mechanism shapes figures the client and lab suites measure: NAND
+program and read times behind the write and read ceilings, the channel rate behind sequential
+reads, the controller's per-command costs behind the random ceilings and its fixed latencies
+behind QD1, the SLC cache's cap behind the fill's first phase and the folding ratio behind its
+second. The search moves each in log space within a window around the base preset's value
+(WINDOW either way), clipped to the simulator's own bounds (bounds.rs, `_ssdsim.preset_bounds`):
+a twin is a drive of the same kind as its base, not any preset the bounds allow.
+
+Everything else (geometry, power, heat, wear, errors) is not estimated: it is read from the
+runs where they say it (capacity) or kept at the base preset's typical values.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+
+from ssdlab import _ssdsim
+
+WINDOW = 10.0  # the search's range around the base's value, either way
+# a value the bounds allow to be 0 (a fixed latency) is searched from this floor, in log space
+FLOOR = {"µs": 0.05, "": 0.01}
+
+# (key within [drive], what it sets); `{native}` is the drive's native cell mode (tlc, qlc)
+PARAMETERS = (
+    ("nand.slc.t_prog_us", "SLC program time: writes into the cache"),
+    ("nand.{native}.t_prog_us", "native program time: writes past the cache, folding"),
+    ("nand.slc.t_read_us", "SLC read time: reads of data still in the cache"),
+    ("nand.{native}.t_read_us", "native read time: random reads"),
+    ("nand.channel_mbps", "channel rate: sequential reads"),
+    ("controller.read_cmd_us", "controller time per read command: the random read ceiling"),
+    ("controller.write_cmd_us", "controller time per write command: the random write ceiling"),
+    ("controller.read_latency_us", "fixed read latency: QD1 reads"),
+    ("controller.write_latency_us", "fixed write latency: QD1 writes"),
+    ("cache.max_cell_share", "SLC cache cap: the fill's first phase"),
+    ("cache.busy_fold_ratio", "folding while writing: the fill's later phases"),
+)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    key: str  # dotted, from `drive.`
+    what: str
+    base: float  # the base preset's value
+    low: float  # the search's window, within the simulator's bounds
+    high: float
+    integer: bool
+
+    def to_x(self, value: float) -> float:
+        return math.log(max(value, self.low))
+
+    def from_x(self, x: float) -> float:
+        value = min(max(math.exp(x), self.low), self.high)
+        return float(round(value)) if self.integer else float(f"{value:.6g}")
+
+
+def parameters(base_toml: str) -> list[Parameter]:
+    """The parameters the base preset has, each with its search window."""
+    native = tomllib.loads(base_toml)["drive"].get("native_mode", "tlc")
+    bounds = {b["key"]: b for b in _ssdsim.preset_bounds(base_toml)}
+    found = []
+    for pattern, what in PARAMETERS:
+        key = "drive." + pattern.format(native=native)
+        if key not in bounds:
+            continue  # the base has no such field (a static cache has no max_cell_share)
+        b = bounds[key]
+        floor = max(b["min"], FLOOR.get(b["unit"], 0.01))
+        start = max(b["value"], floor)
+        found.append(Parameter(key, what, b["value"], max(floor, start / WINDOW), min(b["max"], start * WINDOW),
+                               b["integer"]))
+    return found

@@ -1,0 +1,61 @@
+"""The twin as a preset file: the base's document, its name the drive's, each value the runs
+set carrying where it came from, in the citation style of the built-in presets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import tomlkit
+
+from ssdlab.presets import Preset
+from ssdlab.twin.search import Fitted
+from ssdlab.twin.sources import Source
+from ssdlab.twin.space import Parameter
+
+
+def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source], params: Sequence[Parameter],
+              fitted: Fitted, fitted_tests: Sequence[str], link_read: bool) -> str:
+    out = tomlkit.parse(tomlkit.dumps(doc))
+    runs = ", ".join(str(s.run.id) for s in sources)
+    model = sources[0].run.identity.get("model") or sources[0].run.target
+    drive = out["drive"]
+    drive["name"] = f"Twin of {model}"
+    drive["name"].comment(f"fitted by `ssdlab fit` to run{'s' if len(sources) > 1 else ''} {runs}")
+    drive["user_capacity_gb"].comment(f"read from run {sources[0].run.id}: its drive's capacity")
+    if link_read:
+        drive["host"]["link"].comment(f"read from run {sources[0].run.id}: the simulated drive's link")
+    drive["geometry"]["blocks_per_plane"].comment(
+        f"the base's ({base.name}) spare share at the drive's capacity; the geometry is the base's")
+    tests = len(dict.fromkeys(fitted_tests))
+    for p in params:
+        if fitted.determined(p.key):
+            _set(out, p.key, fitted.values[p.key])
+            _item(out, p.key).comment(
+                f"fitted to run{'s' if len(sources) > 1 else ''} {runs} ({tests} tests): 10 % moves a figure "
+                f"{fitted.moves[p.key]:.0%}, the RMS error +{fitted.rise[p.key]:.1%} (searched {p.low:g}..{p.high:g})")
+        else:
+            _item(out, p.key).comment(
+                f"typical value, the base's ({base.name}): the runs do not determine it (10 % moves no figure "
+                f"more than {fitted.moves[p.key]:.1%})")
+    header = (f"# A simulated twin of {model}, fitted by `ssdlab fit` to run{'s' if len(sources) > 1 else ''} "
+              f"{runs} (ssdlab's database).\n"
+              f"# Values without a fitted or read note are the base preset's ({base.name}), with its citations:\n"
+              "# typical values the runs cannot tell. What a twin can and cannot predict: docs/twin.md.\n\n")
+    return header + tomlkit.dumps(out)
+
+
+def _item(doc: Any, key: str) -> Any:
+    *path, leaf = key.split(".")
+    table = doc
+    for part in path:
+        table = table[part]
+    return table[leaf]
+
+
+def _set(doc: Any, key: str, value: float) -> None:
+    *path, leaf = key.split(".")
+    table = doc
+    for part in path:
+        table = table[part]
+    table[leaf] = value

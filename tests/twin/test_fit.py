@@ -1,0 +1,97 @@
+"""`ssdlab fit`: a twin of a simulated drive whose truth is known. The truth is the Crucial P5
+Plus preset with three values changed; its runs are the data; the fit starts from the
+unchanged preset. The values the runs determine come back, the twin reproduces the runs and
+predicts a test it was not fitted to, and what the runs cannot tell stays typical, said so."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from ssdlab.distributed.overrides import apply_overrides
+from ssdlab.presets import load_preset
+from tests.conftest import run_cli
+
+TRUTH = {"drive.nand.slc.t_prog_us": 350.0, "drive.nand.slc.t_read_us": 36.0,
+         "drive.controller.write_latency_us": 12.0}  # the P5 Plus preset's: 280, 28 and 8
+FITTED = "seq-write-burst,rand-write-burst,rand-read-burst,seq-read-burst,seq-write-sustained"
+HELD_OUT = "rand-read-sustained"
+SCALE = "0.01"
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    """The truth's run, the twin fitted to it, the fit's report and the twin's file."""
+    tmp = tmp_path_factory.mktemp("twin")
+    truth = tmp / "truth.toml"
+    truth.write_text(apply_overrides(load_preset("crucial-p5plus-1tb"), TRUTH))
+    db = tmp / "ssdlab.db"
+    run_cli("run", f"sim:{truth}", "--tests", f"{FITTED},{HELD_OUT}", "--scale", SCALE, db=db)
+    twin = tmp / "twin.toml"
+    report = json.loads(run_cli("fit", "1", "-o", twin, "--base", "crucial-p5plus-1tb", "--hold-out", HELD_OUT,
+                                "--json", db=db).stdout)
+    return db, twin, report
+
+
+def test_the_values_the_runs_determine_come_back(fitted):
+    _, _, report = fitted
+    found = {p["key"]: p for p in report["parameters"]}
+    for key, true in TRUTH.items():
+        assert found[key]["determined"], found[key]
+        assert found[key]["value"] == pytest.approx(true, rel=0.10), key
+
+
+def test_the_twin_reproduces_its_runs_and_predicts_the_held_out_test(fitted):
+    _, _, report = fitted
+    by_use = {use: [t["median_error"] for t in report["tests"] if t["held_out"] is use] for use in (False, True)}
+    assert statistics.median(abs(e) for e in by_use[False]) <= 0.05, report["tests"]
+    assert [abs(e) for e in by_use[True]] and all(abs(e) <= 0.15 for e in by_use[True]), report["tests"]
+
+
+def test_what_the_runs_cannot_tell_stays_typical_and_the_twin_says_so(fitted):
+    _, twin, report = fitted
+    kept = [p["key"] for p in report["parameters"] if not p["determined"]]
+    assert "drive.cache.max_cell_share" in kept  # nothing filled the cache
+    text = twin.read_text()
+    assert "typical value, the base's (crucial-p5plus-1tb): the runs do not determine it" in text
+    assert text.count("fitted to run 1") == len(report["parameters"]) - len(kept)
+    assert "# A simulated twin of " in text and 'name = "Twin of ' in text
+
+
+def test_the_twin_is_a_preset_like_any_other(fitted, tmp_path):
+    _, twin, _ = fitted
+    run = json.loads(run_cli("run", f"sim:{twin}", "--tests", HELD_OUT, "--scale", SCALE, "--json",
+                             db=tmp_path / "ssdlab.db").stdout)
+    assert run["run"]["status"] == "done"
+
+
+def test_a_fit_started_again_measures_nothing_twice(fitted):
+    db, twin, report = fitted
+    before = twin.read_text()
+    again = json.loads(run_cli("fit", "1", "-o", twin, "--base", "crucial-p5plus-1tb", "--hold-out", HELD_OUT,
+                               "--json", db=db).stdout)
+    assert again["evaluations"] == 0 and report["evaluations"] > 0
+    assert twin.read_text() == before
+
+
+def test_runs_of_two_drives_are_refused(fitted):
+    db, twin, _ = fitted
+    run_cli("run", "sim:wd-sn850-1tb", "--tests", "seq-read-burst", "--scale", SCALE, db=db)
+    refused = run_cli("fit", "1", "2", "-o", twin.with_name("mixed.toml"), db=db, check=False)
+    assert refused.returncode == 2 and "the runs are of different drives" in refused.stderr
+    assert not twin.with_name("mixed.toml").exists()
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--hold-out", "trim"], "--hold-out trim: not among the runs' finished tests"),
+    (["--hold-out", f"{FITTED},{HELD_OUT}"], "--hold-out leaves no test to fit"),
+    (["-o", "twin.json"], "give a .toml file"),
+])
+def test_bad_input_is_one_line_saying_what_to_do(fitted, tmp_path, args, says):
+    db, _, _ = fitted
+    refused = run_cli("fit", "1", *(["-o", tmp_path / "t.toml"] if "-o" not in args else []), *args, db=db,
+                      check=False)
+    assert refused.returncode == 2 and says in " ".join(refused.stderr.split()), refused.stderr
+    assert "Traceback" not in refused.stderr
