@@ -159,6 +159,22 @@ def test_a_dry_run_on_a_drive_of_the_fleet_is_planned_on_its_host_and_writes_not
     assert not db.exists()
 
 
+def _first_test_done(client: subprocess.Popen, db: Path, fleet: Fleet) -> None:
+    """Wait for the client's run to finish its first test; if the client ends first, fail at
+    once with what it and the worker said."""
+    def done() -> bool:
+        if client.poll() is not None:
+            raise AssertionError(f"the client ended ({client.returncode}): {client.stderr.read()}\n"
+                                 f"worker: {fleet.log('worker')()[-3000:]}")
+        return _tests_done(db) == 1
+
+    try:
+        _wait_for(done, lambda: f"worker: {fleet.log('worker')()[-3000:]}", timeout=60)
+    except AssertionError:
+        client.kill()
+        raise
+
+
 def _tests_done(db: Path) -> int:
     if not db.exists():
         return 0
@@ -174,7 +190,7 @@ def test_a_worker_killed_mid_run_leaves_its_run_resumable_on_its_host(fleet, tmp
                                fleet.address, "--tests", "qd1-seq-write,trim", "--scale", "0.01", "--destroy-data",
                                fleet.free.name, "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
-    _wait_for(lambda: _tests_done(db) == 1, lambda: client.stderr.read(), timeout=60)
+    _first_test_done(client, db, fleet)
     fleet.worker.kill()
     _, err = client.communicate(timeout=60)
     assert client.returncode == 130, err
@@ -203,7 +219,7 @@ def test_a_worker_stopped_mid_run_stops_fio_and_leaves_its_run_resumable(fleet, 
                                fleet.address, "--tests", "qd1-seq-write,qd1-seq-read", "--scale", "0.05",
                                "--destroy-data", fleet.free.name, "--db", str(db)], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
-    _wait_for(lambda: _tests_done(db) == 1, lambda: client.stderr.read(), timeout=60)
+    _first_test_done(client, db, fleet)
     fleet.worker.send_signal(signal.SIGTERM)
     assert fleet.worker.wait(timeout=30) == 0, fleet.log("worker")()
     assert not _fio_on(fleet.free)  # stopped, not left writing
