@@ -39,6 +39,17 @@ def nvme_sysfs(tmp_path):
     return sysfs.root
 
 
+def test_an_nvme_drives_pcie_link_is_read_from_its_pci_function(nvme_sysfs):
+    function = nvme_sysfs / "devices/ctrl/nvme0/device"
+    function.mkdir()
+    (function / "current_link_speed").write_text("16.0 GT/s PCIe\n")
+    (function / "current_link_width").write_text("4\n")
+    ident = device_identity(Path("/dev/nvme0n1"), ReplayCommands(), nvme_sysfs)
+    assert ident["pcie_link"] == {"gts": 16.0, "width": 4}
+    (function / "current_link_speed").write_text("Unknown\n")  # a link down, as some kernels say
+    assert device_identity(Path("/dev/nvme0n1"), ReplayCommands(), nvme_sysfs)["pcie_link"] is None
+
+
 def test_nvme_identity_from_nvme_cli_and_sysfs(nvme_sysfs):
     commands = ReplayCommands({ID_CTRL: ok(golden("nvme-id-ctrl.json")),
                                ID_NS: ok(golden("nvme-id-ns.json"))})
@@ -49,6 +60,7 @@ def test_nvme_identity_from_nvme_cli_and_sysfs(nvme_sysfs):
         "capacity_bytes": TB, "logical_block_size": 512, "physical_block_size": 512,
         "rotational": False, "transport": "nvme",
         "lba_format": {"index": 0, "data_size": 512, "metadata_size": 0},
+        "pcie_link": None,  # this tree's controller has no PCI function
     }
     assert commands.calls == [tuple(ID_CTRL.split()), tuple(ID_NS.split())]
 

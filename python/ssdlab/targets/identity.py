@@ -40,6 +40,7 @@ def device_identity(path: Path, commands: Commands, sys_root: Path = SYSFS) -> d
         "rotational": None if rotational is None else rotational == "1",
         "transport": _bus(disk, sys_root),
         "lba_format": None,
+        "pcie_link": _pcie_link(disk, sys_root),
     }
     if sysfs.is_nvme_namespace(disk) and commands.which("nvme"):
         ident.update({k: v for k, v in _nvme(f"/dev/{disk}", commands).items() if v is not None})
@@ -48,6 +49,17 @@ def device_identity(path: Path, commands: Commands, sys_root: Path = SYSFS) -> d
             if ident[field] is None:
                 ident[field] = value
     return ident
+
+
+def _pcie_link(disk: str, sys_root: Path) -> dict[str, Any] | None:
+    """The PCIe link the drive's controller trained to (its PCI function's current speed, GT/s,
+    and width, lanes), as the kernel reports it; None for a drive not on PCIe."""
+    speed = sysfs.attr(disk, "device/device/current_link_speed", sys_root)  # "16.0 GT/s PCIe"
+    width = sysfs.int_attr(disk, "device/device/current_link_width", sys_root)
+    found = re.match(r"(\d+(?:\.\d+)?) GT/s", speed or "")
+    if found is None or not width:
+        return None
+    return {"gts": float(found.group(1)), "width": width}
 
 
 def file_identity(path: Path, mountinfo: Path = mounts.MOUNTINFO) -> dict[str, Any]:

@@ -11,6 +11,7 @@ simulated drive's own preset, whose twin would then start at the answer.
 from __future__ import annotations
 
 import tomllib
+from typing import Any
 
 import tomlkit
 
@@ -28,7 +29,8 @@ def choose_base(sources: list[Source], asked: str | None) -> Preset:
     builtins = [load_preset(name) for name in builtin_names()]
     # a simulated drive's cell mode is its preset's; a real drive's is taken to be TLC, the common one
     modes = {_mode(p) for p in builtins if p.sha256 in own} or {"tlc"}
-    link = drive_link(sources)
+    read = drive_link(sources)
+    link = None if read is None else read[0]["link"]
     candidates = [p for p in builtins if p.sha256 not in own]
     if not candidates:
         raise SsdlabError("no built-in preset to start the twin from: give one with --base")
@@ -44,25 +46,41 @@ def drive_bytes(sources: list[Source]) -> int:
     return found.pop()
 
 
-def drive_link(sources: list[Source]) -> str | None:
-    """The drive's host link where the runs tell it: a simulated drive's is its preset's (a
-    real drive's is not recorded yet: the twin keeps its base's)."""
+# the simulator's links and their payload ceilings (config/host.rs); its PCIe 3.0 x4 carries
+# 3500 MB/s of its 3938 MB/s line rate (8 GT/s x 4 lanes, 128b/130b): the share any link keeps
+LINKS = {"pcie3x4": 3500.0, "pcie4x4": 7000.0}
+PAYLOAD_SHARE = 3500.0 / (8 * 4 * 128 / 130 / 8 * 1000)
+
+
+def drive_link(sources: list[Source]) -> tuple[dict[str, Any], str] | None:
+    """The drive's host link where the runs tell it, as `[drive.host]` fields, and where it was
+    read: a real drive's PCIe link as its kernel reported it, a simulated drive's preset."""
     for source in sources:
         identity = source.run.identity
-        if source.run.target_kind != "sim":
-            continue
-        try:  # its preset, built in or a file, as long as it is still the one the run used
-            preset = load_preset(str(identity.get("preset")))
-        except SsdlabError:
-            continue
-        if preset.sha256 == identity.get("preset_sha256"):
-            return str(tomllib.loads(preset.text)["drive"]["host"]["link"])
+        if source.run.target_kind == "sim":
+            try:  # its preset, built in or a file, as long as it is still the one the run used
+                preset = load_preset(str(identity.get("preset")))
+            except SsdlabError:
+                continue
+            if preset.sha256 == identity.get("preset_sha256"):
+                return dict(tomllib.loads(preset.text)["drive"]["host"]), "the simulated drive's link"
+        elif link := identity.get("pcie_link"):
+            return _pcie_fields(float(link["gts"]), int(link["width"])), \
+                f"its PCIe link, {link['gts']:g} GT/s x{link['width']}"
     return None
 
 
-def sized(base: Preset, capacity_bytes: int, link: str | None = None) -> tomlkit.TOMLDocument:
+def _pcie_fields(gts: float, width: int) -> dict[str, Any]:
+    """The simulator's link nearest a PCIe link, with its payload ceiling when it differs."""
+    kind = "pcie4x4" if gts >= 16 else "pcie3x4"
+    encoding = 128 / 130 if gts >= 8 else 0.8  # PCIe 3.0 on, and 1.0-2.0's 8b/10b
+    payload = round(gts * width * encoding / 8 * 1000 * PAYLOAD_SHARE)
+    return {"link": kind, **({"payload_mbps": float(payload)} if abs(payload - LINKS[kind]) > 1 else {})}
+
+
+def sized(base: Preset, capacity_bytes: int, host: dict[str, Any] | None = None) -> tomlkit.TOMLDocument:
     """The base's document with the drive's capacity, its flash grown or shrunk (blocks per plane)
-    to keep the base's spare share, and its link where the runs tell it."""
+    to keep the base's spare share, and its link (`[drive.host]`) where the runs tell it."""
     # the base's own title comments go: the twin's file says what it is
     lines = base.text.splitlines(keepends=True)
     start = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), 0)
@@ -73,8 +91,11 @@ def sized(base: Preset, capacity_bytes: int, link: str | None = None) -> tomlkit
     blocks = drive["geometry"]["blocks_per_plane"]
     drive["user_capacity_gb"] = round(user_gb, 3)
     drive["geometry"]["blocks_per_plane"] = max(8, round(int(blocks) * ratio))
-    if link is not None:
-        drive["host"]["link"] = link
+    if host is not None:
+        table = tomlkit.table()
+        for key, value in host.items():
+            table[key] = value
+        drive["host"] = table
     return doc
 
 

@@ -33,7 +33,7 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
         raise SsdlabError("--hold-out leaves no test to fit: hold out fewer")
     base = choose_base(sources, base_name)
     link = drive_link(sources)
-    doc = sized(base, drive_bytes(sources), link)
+    doc = sized(base, drive_bytes(sources), None if link is None else link[0])
     params = parameters(candidate_text(doc, {}))
     cache = EvaluationCache(output.with_name(output.name + ".fit.json"))
     evaluator = Evaluator(doc, sources, cache, jobs)
@@ -43,7 +43,7 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
         (twin,) = evaluator.measure([found.values], every)
     finally:
         evaluator.close()
-    text = twin_text(doc, base, sources, params, found, [t for _, t in tests], link is not None)
+    text = twin_text(doc, base, sources, params, found, [t for _, t in tests], None if link is None else link[1])
     partial = output.with_name(output.name + ".partial")
     partial.write_text(text)
     partial.replace(output)

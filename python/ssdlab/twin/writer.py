@@ -15,7 +15,7 @@ from ssdlab.twin.space import Parameter
 
 
 def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source], params: Sequence[Parameter],
-              fitted: Fitted, fitted_tests: Sequence[str], link_read: bool) -> str:
+              fitted: Fitted, fitted_tests: Sequence[str], link_read: str | None) -> str:
     out = tomlkit.parse(tomlkit.dumps(doc))
     runs = ", ".join(str(s.run.id) for s in sources)
     model = sources[0].run.identity.get("model") or sources[0].run.target
@@ -23,8 +23,8 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
     drive["name"] = f"Twin of {model}"
     drive["name"].comment(f"fitted by `ssdlab fit` to run{'s' if len(sources) > 1 else ''} {runs}")
     drive["user_capacity_gb"].comment(f"read from run {sources[0].run.id}: its drive's capacity")
-    if link_read:
-        drive["host"]["link"].comment(f"read from run {sources[0].run.id}: the simulated drive's link")
+    if link_read is not None:
+        drive["host"]["link"].comment(f"read from run {sources[0].run.id}: {link_read}")
     drive["geometry"]["blocks_per_plane"].comment(
         f"the base's ({base.name}) spare share at the drive's capacity; the geometry is the base's")
     tests = len(dict.fromkeys(fitted_tests))
