@@ -67,6 +67,7 @@ def _print(report: dict, output: Path) -> None:
         errors.add_row(str(e["run"]), e["test"], str(e["figures"]), _percent(e["median_error"], sign=""),
                        _percent(e["largest_error"]), "held out" if e["held_out"] else "fitted")
     console.print(errors)
+    console.print(f"declared by the drive: {shown('; '.join(report['declared']))}", highlight=False)
     console.print(f"the twin: {shown(str(output))} (`ssdlab run sim:{shown(str(output))}`); "
                   f"{report['evaluations']} runs measured", highlight=False)
 

@@ -12,6 +12,7 @@ from typing import Any
 from ssdlab.errors import SsdlabError
 from ssdlab.store import Store
 from ssdlab.twin.base import choose_base, drive_bytes, drive_link, sized
+from ssdlab.twin.declared import apply_declared, declared
 from ssdlab.twin.evaluate import EvaluationCache, Evaluator, candidate_text
 from ssdlab.twin.search import errors, fitted_tests, search
 from ssdlab.twin.sources import load_sources
@@ -34,6 +35,8 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     base = choose_base(sources, base_name)
     link = drive_link(sources)
     doc = sized(base, drive_bytes(sources), None if link is None else link[0])
+    found_declared = declared(store, sources)
+    read = [] if found_declared is None else apply_declared(doc, *found_declared)
     params = parameters(candidate_text(doc, {}))
     cache = EvaluationCache(output.with_name(output.name + ".fit.json"))
     evaluator = Evaluator(doc, sources, cache, jobs)
@@ -54,6 +57,8 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
         "drive": sources[0].run.identity.get("model") or sources[0].run.target,
         "runs": [s.run.id for s in sources], "base": base.name, "output": str(output),
         "rms_error": found.rms, "evaluations": found.evaluations,
+        "declared": read if found_declared else ["no power-states test among the runs: the base's table and "
+                                                 "thresholds kept"],
         "parameters": [{"key": p.key, "what": p.what, "value": found.values[p.key], "base": p.base, "low": p.low,
                         "high": p.high, "moves": found.moves[p.key], "rise": found.rise[p.key],
                         "determined": found.determined(p.key)} for p in params],
