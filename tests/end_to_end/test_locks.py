@@ -113,7 +113,9 @@ def test_a_file_another_process_holds_is_refused_naming_it_and_left_untouched(sc
 def test_a_second_run_on_a_busy_file_is_refused_and_the_first_finishes(scratch):
     target = scratch / "drive.img"
     first = ssdlab("run", target, *FILE_TEST, db=scratch / "first.db")
-    wait_for(lambda: holds_run(first, scratch / "first.db"), first, "the first run")
+    # the file held, not only the run: the first run holds its run before it makes its file
+    wait_for(lambda: holds_run(first, scratch / "first.db") and first.pid in locks.holders(target), first,
+             "the first run")
     second = run_cli("run", target, *FILE_TEST, db=scratch / "second.db", check=False)
     assert second.returncode == UnsafeTarget.exit_code, second.stderr
     assert f"in use by another run (process {first.pid} " in said(second.stderr)
