@@ -34,12 +34,18 @@ def candidate_text(doc: tomlkit.TOMLDocument, values: Values) -> str:
     """The base document with `values` set."""
     changed = tomlkit.parse(tomlkit.dumps(doc))
     for key, value in values.items():
-        *path, leaf = key.split(".")
-        table: Any = changed
-        for part in path:
-            table = table[part]
+        table, leaf = table_of(changed, key)
         table[leaf] = value
     return tomlkit.dumps(changed)
+
+
+def table_of(doc: Any, key: str) -> tuple[Any, str]:
+    """The table that holds dotted `key` in `doc`, and the key's last part."""
+    *path, leaf = key.split(".")
+    table = doc
+    for part in path:
+        table = table[part]
+    return table, leaf
 
 
 class EvaluationCache:

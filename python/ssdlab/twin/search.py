@@ -59,7 +59,8 @@ def fitted_tests(sources: Sequence[Source], held_out: set[str]) -> list[tuple[in
 def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[Source], held_out: set[str],
            told: Callable[[str], None] = lambda _: None) -> Fitted:
     tests = fitted_tests(sources, held_out)
-    wanted = [(i, f) for i, s in enumerate(sources) for f in s.figures if (i, f.test) in set(tests)]
+    fitted = set(tests)
+    wanted = [(i, f) for i, s in enumerate(sources) for f in s.figures if (i, f.test) in fitted]
     weights = _weights(wanted)
     x0 = np.array([p.to_x(p.base) for p in params])
     lo, hi = np.array([math.log(p.low) for p in params]), np.array([math.log(p.high) for p in params])

@@ -4,11 +4,11 @@ set carrying where it came from, in the citation style of the built-in presets."
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import tomlkit
 
 from ssdlab.presets import Preset
+from ssdlab.twin.evaluate import table_of
 from ssdlab.twin.search import Fitted
 from ssdlab.twin.sources import Source
 from ssdlab.twin.space import Parameter
@@ -29,13 +29,14 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
         f"the base's ({base.name}) spare share at the drive's capacity; the geometry is the base's")
     tests = len(dict.fromkeys(fitted_tests))
     for p in params:
+        table, leaf = table_of(out, p.key)
         if fitted.determined(p.key):
-            _set(out, p.key, fitted.values[p.key])
-            _item(out, p.key).comment(
+            table[leaf] = fitted.values[p.key]
+            table[leaf].comment(
                 f"fitted to run{'s' if len(sources) > 1 else ''} {runs} ({tests} tests): 10 % moves a figure "
                 f"{fitted.moves[p.key]:.0%}, the RMS error +{fitted.rise[p.key]:.1%} (searched {p.low:g}..{p.high:g})")
         else:
-            _item(out, p.key).comment(
+            table[leaf].comment(
                 f"typical value, the base's ({base.name}): the runs do not determine it (10 % moves no figure "
                 f"more than {fitted.moves[p.key]:.1%})")
     header = (f"# A simulated twin of {model}, fitted by `ssdlab fit` to run{'s' if len(sources) > 1 else ''} "
@@ -44,18 +45,3 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
               "# typical values the runs cannot tell. What a twin can and cannot predict: docs/twin.md.\n\n")
     return header + tomlkit.dumps(out)
 
-
-def _item(doc: Any, key: str) -> Any:
-    *path, leaf = key.split(".")
-    table = doc
-    for part in path:
-        table = table[part]
-    return table[leaf]
-
-
-def _set(doc: Any, key: str, value: float) -> None:
-    *path, leaf = key.split(".")
-    table = doc
-    for part in path:
-        table = table[part]
-    table[leaf] = value
