@@ -1,0 +1,77 @@
+"""Issue 30's target: a twin of the simulated Crucial P5 Plus fitted to its client-suite run
+on this machine's cores, predicting its lab suite's fill-state figures, which the fit leaves
+out. The drive's runs are made first (not timed); then `ssdlab fit` from the nearest other
+built-in preset (its own choice), timed, with the fill-state tests held out. Prints the fit's
+wall time and runs measured, each test's median error, and the held-out tests' median.
+
+    .venv/bin/python benchmarks/twin_fit.py [--scale 1] [--db FILE] [--base PRESET]
+
+--db keeps the drive's runs (and the fit's record beside the twin) between invocations: a
+second invocation reuses the runs and resumes the fit. Exits non-zero when the fit takes
+30 minutes or more, or the held-out tests' median error passes 15 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DRIVE = "sim:crucial-p5plus-1tb"
+HELD_OUT = ("seq-write-states", "rand-write-states")
+TIME_LIMIT_S, HELD_OUT_LIMIT = 30 * 60, 0.15
+
+
+def cli(*args: object) -> str:
+    return subprocess.run([sys.executable, "-m", "ssdlab", *map(str, args)], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def drive_runs(db: Path, scale: str) -> list[int]:
+    """The client run and the lab fill-state run of the drive: those in `db`, else made."""
+    runs = json.loads(cli("runs", "--json", "--db", db)) if db.exists() else []
+    found = {r["suite"]: r["id"] for r in runs if r["status"] == "done" and str(r["scale"]) == str(float(scale))}
+    for suite, tests in (("client", ()), ("lab", HELD_OUT)):
+        if suite not in found:
+            start = time.monotonic()
+            cli("run", DRIVE, "--suite", suite, "--scale", scale, *(("--tests", ",".join(tests)) if tests else ()),
+                "--db", db)
+            print(f"the drive's {suite} run at scale {scale}: {time.monotonic() - start:.0f} s", flush=True)
+            found[suite] = json.loads(cli("show", "latest", "--json", "--db", db))["run"]["id"]
+    return [found["client"], found["lab"]]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", default="1")
+    parser.add_argument("--db", type=Path, help="keep the drive's runs here (default: a temporary directory)")
+    parser.add_argument("--base", help="the twin's base preset (default: the fit's own choice)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ssdlab-twin-bench-") as tmp:
+        db = args.db or Path(tmp) / "ssdlab.db"
+        runs = drive_runs(db, args.scale)
+        twin = db.with_name(f"p5plus-twin-{args.scale}.toml")
+        start = time.monotonic()
+        report = json.loads(cli("fit", *runs, "-o", twin, "--hold-out", ",".join(HELD_OUT), "--json", "--db", db,
+                                *(("--base", args.base) if args.base else ())))
+        wall = time.monotonic() - start
+    print(f"fit from {report['base']}: {wall:.0f} s, {report['evaluations']} runs measured, "
+          f"fitted RMS error {report['rms_error']:.1%}")
+    for t in report["tests"]:
+        use = "held out" if t["held_out"] else "fitted"
+        print(f"  run {t['run']} {t['test']:22} {use:8} {t['figures']:3} figures, median |error| "
+              f"{t['median_error']:.1%}, largest {t['largest_error']:+.1%}")
+    held = [abs(t["median_error"]) for t in report["tests"] if t["held_out"]]
+    median = statistics.median(held)
+    print(f"held-out fill-state tests: median error {median:.1%} (limit {HELD_OUT_LIMIT:.0%}); "
+          f"fit {wall / 60:.1f} min (limit {TIME_LIMIT_S / 60:.0f})")
+    return 0 if wall < TIME_LIMIT_S and median <= HELD_OUT_LIMIT else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
