@@ -37,14 +37,17 @@ def run(argv: list, cwd: Path, timeout: float = 600) -> str:
 
 
 def build_wheel(out_dir: Path) -> Path:
-    # For the interpreter the development venv uses, so cargo's target/ (shared with
-    # `maturin develop`) is reused and only the wheel is new. One build at a time in that
-    # target/: under xdist every worker that runs a test of this module builds its wheel.
+    # For the interpreter and the Cargo profile the development venv was built with (`make
+    # test` says which), so cargo's target/ (shared with `maturin develop`) is reused and only
+    # the wheel is new. One build at a time in that target/: under xdist every worker that
+    # runs a test of this module builds its wheel.
+    profile = os.environ.get("SSDLAB_CARGO_PROFILE", "release")
     lock = REPOSITORY / "target" / "test_install.lock"
     lock.parent.mkdir(exist_ok=True)
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # released when the file is closed
-        run([MATURIN, "build", "--release", "--interpreter", sys.executable, "-o", out_dir], cwd=REPOSITORY)
+        run([MATURIN, "build", "--profile", profile, "--interpreter", sys.executable, "-o", out_dir],
+            cwd=REPOSITORY)
     (wheel,) = out_dir.glob("ssdlab-*.whl")
     return wheel
 
@@ -60,17 +63,25 @@ def install_in_fresh_venv(wheel: Path, venv: Path, cwd: Path) -> Path:
     return venv / "bin" / "ssdlab"
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> tuple[Path, Path]:
-    """(the installed `ssdlab` command, a working directory outside the checkout)."""
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory, worker_id) -> tuple[Path, Path]:
+    """(the installed `ssdlab` command, a working directory outside the checkout). One venv
+    for the whole pytest run: the first xdist worker to need it makes it in the run's own
+    directory, the others wait for it and use it."""
     if not MATURIN.exists():
         pytest.skip(f"maturin is not installed beside {sys.executable} (`make setup` installs it)")
-    root = tmp_path_factory.mktemp("install")
-    assert not root.resolve().is_relative_to(REPOSITORY)
-    work = root / "work"
-    work.mkdir()
-    wheel = build_wheel(root / "dist")
-    return install_in_fresh_venv(wheel, root / "venv", work), work
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent  # the run's directory, above each worker's
+    assert not shared.resolve().is_relative_to(REPOSITORY)
+    root = shared / "install"
+    with (shared / "install.lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # released when the file is closed
+        if not (root / "ready").exists():
+            root.mkdir(exist_ok=True)
+            wheel = build_wheel(root / "dist")
+            install_in_fresh_venv(wheel, root / "venv", root)
+            (root / "ready").touch()
+    return root / "venv" / "bin" / "ssdlab", tmp_path_factory.mktemp("work")
 
 
 def test_package_is_imported_from_the_venv(installed):
