@@ -55,6 +55,7 @@ from ssdlab.telemetry.meters import PowerMeter, parse_power_meter
 from ssdlab.telemetry.needs import missing
 from ssdlab.telemetry.probe import probe
 from ssdlab.telemetry.simulated import SimulatedNvme
+from ssdlab.twin.origin import origin_of
 from ssdlab.units import GiB
 
 SIM_HOST = "sim_host"  # the run option that keeps a simulated drive's SimHost
@@ -268,6 +269,8 @@ def open_simulated(spec: str, preset_text: str | None = None, host: SimHost = DE
     backend = SimBackend(preset, host=host, age=age)
     ident = {"preset": preset.name, "model": preset.title, "capacity_bytes": backend.capacity,
              "preset_sha256": preset.sha256}
+    if (origin := origin_of(preset.text)) is not None:
+        ident["twin_of"] = origin.described()
     return backend, ident
 
 

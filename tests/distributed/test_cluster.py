@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import cloudpickle
@@ -19,11 +20,13 @@ from distributed import LocalCluster
 
 from ssdlab.catalogue import Scale
 from ssdlab.distributed.cluster import TLS_NEEDED, ClusterRunner, run_on_worker, scheduler_address
+from ssdlab.distributed.overrides import apply_overrides
 from ssdlab.distributed.results import sweep_table
 from ssdlab.distributed.runner import RunJob
 from ssdlab.distributed.sweeps import resume_sweep, run_sweep
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import SilentReporter
+from ssdlab.presets import load_preset
 from ssdlab.session import RunRequest
 from ssdlab.store import Store
 from tests.conftest import run_cli
@@ -95,6 +98,22 @@ def test_a_worker_without_the_trace_file_replays_the_copy_sent_with_its_task(tmp
     result = run_on_worker(request, traces=contents)
     assert result.error is None and result.rows["runs"][0]["status"] == "done"
     assert "mine.csv: empty" in json.dumps(result.rows["steps"])
+
+
+def test_a_twin_fitted_on_the_cluster_is_the_twin_fitted_here(cluster, tmp_path):
+    truth = tmp_path / "truth.toml"
+    truth.write_text(apply_overrides(load_preset("crucial-p5plus-1tb"), {"drive.nand.slc.t_read_us": 36.0}))
+    db = tmp_path / "ssdlab.db"
+    run_cli("run", f"sim:{truth}", "--tests", "rand-read-burst", "--scale", "0.01", db=db)
+    twins = {}
+    for where, extra in (("cluster", ["--cluster", cluster]), ("local", [])):
+        twins[where] = tmp_path / f"{where}.toml"
+        report = json.loads(run_cli("fit", "1", "-o", twins[where], "--base", "crucial-p5plus-1tb", *extra,
+                                    "--json", db=db).stdout)
+        assert report["evaluations"] > 0
+    assert twins["cluster"].read_text() == twins["local"].read_text()
+    fitted = tomllib.loads(twins["cluster"].read_text())["drive"]["nand"]["slc"]["t_read_us"]
+    assert fitted == pytest.approx(36.0, rel=0.1)
 
 
 @pytest.mark.parametrize("address", ["tcp://10.0.0.1:8786", "10.0.0.1:8786", "tcp://example.org:8786"])

@@ -655,4 +655,6 @@ def test_fio_limits_the_same_directions(tmp_path, text, rw):
         if limit is None:
             assert bw > 50 * M  # the null engine unlimited: gigabytes a second
         else:
-            assert abs(bw - limit) < 0.05 * limit
+            # fio never passes its limit; starved of CPU (a loaded machine) it may fall short
+            # of it, and a limit read from the wrong field (1m, 2m, 3m) is still told apart
+            assert 0.8 * limit < bw < 1.05 * limit

@@ -60,11 +60,32 @@ def test_what_the_runs_cannot_tell_stays_typical_and_the_twin_says_so(fitted):
     assert "# A simulated twin of " in text and 'name = "Twin of ' in text
 
 
-def test_the_twin_is_a_preset_like_any_other(fitted, tmp_path):
+def test_the_twin_is_a_preset_like_any_other_whose_runs_name_where_it_came_from(fitted, tmp_path):
+    db, twin, _ = fitted
+    run_cli("run", f"sim:{twin}", "--tests", HELD_OUT, "--scale", SCALE, db=tmp_path / "ssdlab.db")
+    shown = json.loads(run_cli("show", "latest", "--json", db=tmp_path / "ssdlab.db").stdout)
+    assert shown["run"]["status"] == "done"
+    assert shown["run"]["identity"]["twin_of"] == (
+        f"a twin of Crucial P5 Plus 1 TB, fitted by `ssdlab fit` from crucial-p5plus-1tb to run 1 of {db.resolve()}")
+    run_cli("report", "latest", "-o", tmp_path / "report.html", db=tmp_path / "ssdlab.db")
+    assert "fitted by `ssdlab fit` from crucial-p5plus-1tb to run 1 of" in (tmp_path / "report.html").read_text()
+
+
+@pytest.mark.parametrize("table, says", [
+    ('runs = "1"', "runs: Input should be a valid list"),
+    ('drive = "x"\nruns = [1]\ndatabase = "d"\nbase = "b"\ncolour = "red"', "colour: Extra inputs"),
+])
+def test_a_twin_table_ssdlab_did_not_write_is_refused_saying_how_to_mend_it(fitted, tmp_path, table, says):
     _, twin, _ = fitted
-    run = json.loads(run_cli("run", f"sim:{twin}", "--tests", HELD_OUT, "--scale", SCALE, "--json",
-                             db=tmp_path / "ssdlab.db").stdout)
-    assert run["run"]["status"] == "done"
+    text = twin.read_text()
+    start = text.index("[twin]")
+    end = text.find("\n[", start + 1)
+    mended = tmp_path / "mended.toml"
+    mended.write_text(text[:start] + "[twin]\n" + table + "\n" + (text[end:] if end >= 0 else ""))
+    refused = run_cli("run", f"sim:{mended}", "--tests", HELD_OUT, "--scale", SCALE, db=tmp_path / "x.db",
+                      check=False)
+    assert refused.returncode == 2 and "the preset's [twin] table is not what `ssdlab fit` writes" in refused.stderr
+    assert says in refused.stderr and "Traceback" not in refused.stderr
 
 
 def test_a_fit_started_again_measures_nothing_twice(fitted):
@@ -95,3 +116,16 @@ def test_bad_input_is_one_line_saying_what_to_do(fitted, tmp_path, args, says):
                       check=False)
     assert refused.returncode == 2 and says in " ".join(refused.stderr.split()), refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.parametrize("record, says", [
+    ('{"evaluations": {}}', "was written by another version of `ssdlab fit`: remove it"),
+    ("{not json", "is not a fit's record"),
+])
+def test_a_record_the_fit_cannot_use_is_refused_and_kept(fitted, tmp_path, record, says):
+    db, _, _ = fitted
+    kept = tmp_path / "t.toml.fit.json"
+    kept.write_text(record)
+    refused = run_cli("fit", "1", "-o", tmp_path / "t.toml", db=db, check=False)
+    assert refused.returncode == 2 and says in " ".join(refused.stderr.split()), refused.stderr
+    assert kept.read_text() == record and not (tmp_path / "t.toml").exists()

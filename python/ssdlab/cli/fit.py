@@ -10,8 +10,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ssdlab.cli.options import DbOption, JsonOption
+from ssdlab.cli.options import DbOption, JsonOption, SchedulerFileOption, TlsOption
 from ssdlab.cli.output import console, err_console, print_json, shown
+from ssdlab.cli.simulations import ClusterOption
+from ssdlab.cli.simulations import runner_for as where
 from ssdlab.errors import SsdlabError
 from ssdlab.store import Store
 from ssdlab.text import require_utf8
@@ -32,6 +34,9 @@ def fit_command(
         help="tests left out of the fit, to judge the twin's prediction of them")] = None,
     jobs: Annotated[int | None, typer.Option(
         help="candidate runs at once (default: one per usable core, as far as the available memory allows)")] = None,
+    cluster: ClusterOption = None,
+    scheduler_file: SchedulerFileOption = None,
+    tls: TlsOption = None,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -40,11 +45,13 @@ def fit_command(
 
     if output.suffix != ".toml":
         raise SsdlabError(f"--output {shown(str(output))}: give a .toml file, the twin's preset")
+    runner_for = where(cluster, scheduler_file, tls, jobs)
     held = set() if hold_out is None else {t.strip() for t in require_utf8(hold_out, "--hold-out").split(",")}
     with Store.open_existing(Path(db) if db else None, readonly=True) as store:
         run_ids = [store.resolve_run_id(require_utf8(r, "RUN")) for r in runs]
         report = fit(store, run_ids, output, base, held, jobs,
-                     told=None if json_out else lambda text: err_console.print(text, highlight=False))
+                     told=None if json_out else lambda text: err_console.print(text, highlight=False),
+                     runner_for=runner_for)
     if json_out:
         print_json(report)
         return

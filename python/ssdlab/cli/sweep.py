@@ -4,7 +4,6 @@ variant an ordinary run, side by side on this machine's cores or on a Dask clust
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -45,15 +44,14 @@ from ssdlab.cli.options import (
 from ssdlab.cli.output import console, err_console, print_json, shown
 from ssdlab.cli.progress import AlarmReporter, SweepProgress
 from ssdlab.cli.run import print_failures
+from ssdlab.cli.simulations import ClusterOption
+from ssdlab.cli.simulations import runner_for as where
 from ssdlab.cli.sweeps import print_table
-from ssdlab.distributed.local import LocalRunner
 from ssdlab.distributed.results import sweep_table
-from ssdlab.distributed.runner import RunJob, Runner
 from ssdlab.distributed.specs import SweepSpec
-from ssdlab.distributed.sweeps import RunnerFor, SweepPlan, new_sweep, resume_sweep, run_sweep
+from ssdlab.distributed.sweeps import SweepPlan, new_sweep, resume_sweep, run_sweep
 from ssdlab.errors import SsdlabError
 from ssdlab.session import RunRequest
-from ssdlab.side_by_side import plan_requests
 from ssdlab.store import Store
 from ssdlab.text import require_utf8
 
@@ -90,10 +88,7 @@ def sweep_command(
         "--resume", metavar="SWEEP_ID",
         help="run what sweep SWEEP_ID (from `ssdlab sweeps`, or latest) has left: its variants without a run, "
              "and its runs not finished; with its own drive, suite and options")] = None,
-    cluster: Annotated[str | None, typer.Option(
-        "--cluster", metavar="ADDRESS",
-        help="run the variants on the Dask cluster whose scheduler is at ADDRESS (tcp://127.0.0.1:8786 on the "
-             "loopback; beyond it tls://HOST:PORT with --tls): its workers run them, this command stores them")] = None,
+    cluster: ClusterOption = None,
     scheduler_file: SchedulerFileOption = None,
     tls: TlsOption = None,
     apst_latency_us: ApstLatencyOption = None,
@@ -120,7 +115,7 @@ def sweep_command(
 ) -> None:
     """Run a suite on variants of a simulated drive, each variant a run, and show their primary scores."""
     db_path = Path(db) if db else None
-    runner_for = _runner_for(cluster, scheduler_file, tls, jobs)
+    runner_for = where(cluster, scheduler_file, tls, jobs)
     settings = test_settings(retention_days, retention_c, endurance_volume, endurance_workload, endurance_probes,
                              trace, trace_format, trace_device, trace_fit, trace_block, idle_cap_ms, trace_speed,
                              no_timing, trace_qd)
@@ -150,29 +145,6 @@ def sweep_command(
                             cooling=cooling, ambient_c=ambient_c, age=parse_age(age), **settings)
         plan = new_sweep(require_utf8(base, "the base preset"), spec, shared, jobs, runner_for)
     _run(plan, json_out)
-
-
-def _runner_for(cluster: str | None, scheduler_file: Path | None, tls: Path | None, jobs: int | None) -> RunnerFor:
-    """This machine's runner, or, with --cluster or --scheduler-file, the cluster's (whose
-    address and certificates are checked here, before anything else, and connected to once
-    every variant is)."""
-    if cluster is None and scheduler_file is None:
-        if tls is not None:
-            raise SsdlabError("--tls is for a cluster: give its tls:// address with --cluster")
-        return LocalRunner.planned
-    if jobs is not None:
-        raise SsdlabError("--jobs is for this machine's cores: on a cluster, its workers' threads say how many "
-                          "variants run at once")
-    from ssdlab.distributed.cluster import ClusterRunner
-    runner = ClusterRunner.checked(None if cluster is None else require_utf8(cluster, "--cluster"), scheduler_file,
-                                   tls)
-
-    def runner_for(run_jobs: Sequence[RunJob], asked: int | None) -> Runner:
-        plan_requests([job.request for job in run_jobs], None)  # every variant's drive built here first
-        runner.connect()
-        return runner
-
-    return runner_for
 
 
 def _run(plan: SweepPlan, json_out: bool) -> None:

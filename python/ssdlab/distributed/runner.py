@@ -14,7 +14,7 @@ they did is not stored, and a resume runs them again).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -39,4 +39,8 @@ class Runner(Protocol):
     def run(self, jobs: Sequence[RunJob], reporter_for: ReporterFor) -> list[Outcome]: ...
 
 
-__all__ = ["Outcome", "ReporterFor", "RunJob", "Runner"]
+# How a runner is chosen for its jobs and --jobs (a sweep's, a twin's fit); it checks every
+# job's request (building its drive) before anything is stored or run.
+RunnerFor = Callable[[Sequence[RunJob], int | None], Runner]
+
+__all__ = ["Outcome", "ReporterFor", "RunJob", "Runner", "RunnerFor"]

@@ -14,7 +14,6 @@ with the suite it stored, so a resumed sweep runs the very drives and tests it b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from ssdlab.backends.sim_host import Cooling
 from ssdlab.catalogue import Scale, estimated_seconds
 from ssdlab.distributed.local import LocalRunner
 from ssdlab.distributed.overrides import PresetKeys, Value, apply_overrides, base_name, variant_name
-from ssdlab.distributed.runner import Outcome, ReporterFor, RunJob, Runner
+from ssdlab.distributed.runner import Outcome, ReporterFor, RunJob, Runner, RunnerFor
 from ssdlab.distributed.specs import SweepSpec
 from ssdlab.errors import SsdlabError
 from ssdlab.execution import Reporter
@@ -33,10 +32,6 @@ from ssdlab.session import RunRequest, dry_run_document, selected_tests
 from ssdlab.store import Store
 from ssdlab.store.sweeps import SweepRecord
 from ssdlab.targets.resolve import SIM_PREFIX
-
-# How the runner of a sweep is chosen for its jobs and --jobs; it checks every job's request
-# (building its drive) before anything is stored or run.
-RunnerFor = Callable[[Sequence[RunJob], int | None], Runner]
 
 
 @dataclass(frozen=True)

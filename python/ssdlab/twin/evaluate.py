@@ -1,8 +1,8 @@
-"""A candidate twin measured as the drive was: its preset run with each source run's suite,
-tests, scale and host, side by side on this machine's cores (the sweep machinery's runner,
-distributed/local.py), in a database of its own that lives as long as the fit; the figures
-each run gives, kept in a file beside the twin (`EvaluationCache`) so that a fit stopped
-part way and started again measures nothing twice.
+"""A candidate twin measured as the drive was: its preset run with each source run's tests,
+scale and host, through the sweep machinery's runner (side by side on this machine's cores, or
+on a Dask cluster's workers), in a database of its own that lives as long as the fit; each
+test's figures kept in a file beside the twin (`EvaluationCache`), so that a fit stopped part
+way and started again measures nothing twice.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ import tomlkit
 
 from ssdlab.catalogue import Scale
 from ssdlab.distributed.local import LocalRunner
-from ssdlab.distributed.runner import RunJob
+from ssdlab.distributed.runner import RunJob, RunnerFor
 from ssdlab.errors import SsdlabError
 from ssdlab.execution import SilentReporter
 from ssdlab.session import RunRequest
 from ssdlab.store import Store
+from ssdlab.suites import builtin_names as builtin_suites
 from ssdlab.twin.figures import run_figures
 from ssdlab.twin.sources import Source
 
@@ -49,30 +50,38 @@ def table_of(doc: Any, key: str) -> tuple[Any, str]:
 
 
 class EvaluationCache:
-    """Figures measured so far, by candidate and tests, kept in a JSON file (None: in memory)."""
+    """Figures measured so far, by candidate, source run and test, kept in a JSON file (None:
+    in memory). A test's figures are its own: each test of a run starts from a purged drive."""
+
+    VERSION = 2
 
     def __init__(self, path: Path | None):
         self.path = path
         self._found: dict[str, list[list[Any]]] = {}
         if path is not None and path.exists():
             try:
-                self._found = json.loads(path.read_text())["evaluations"]
-            except (ValueError, KeyError, TypeError, OSError) as exc:
+                doc = json.loads(path.read_text())
+                version, self._found = doc.get("version"), doc["evaluations"]
+            except (ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
                 raise SsdlabError(f"{path} is not a fit's record ({exc}): remove it to start the fit anew") from None
+            if version != self.VERSION:
+                raise SsdlabError(f"{path} was written by another version of `ssdlab fit`: remove it to start the "
+                                  "fit anew")
 
     @staticmethod
-    def key(values: Values, tests: Sequence[tuple[int, str]]) -> str:
-        return json.dumps([sorted(values.items()), sorted(tests)])
+    def key(values: Values, source: int, test: str) -> str:
+        return json.dumps([sorted(values.items()), source, test])
 
-    def get(self, key: str) -> Measured | None:
+    def get(self, key: str) -> dict[str, float] | None:
         rows = self._found.get(key)
-        return None if rows is None else {(int(s), t, n): float(v) for s, t, n, v in rows}
+        return None if rows is None else {str(n): float(v) for n, v in rows}
 
-    def put(self, key: str, measured: Measured) -> None:
-        self._found[key] = [[s, t, n, v] for (s, t, n), v in sorted(measured.items())]
+    def put(self, found: dict[str, dict[str, float]]) -> None:
+        for key, figures in found.items():
+            self._found[key] = [[n, v] for n, v in sorted(figures.items())]
         if self.path is not None:
             partial = self.path.with_name(self.path.name + ".partial")
-            partial.write_text(json.dumps({"evaluations": self._found}))
+            partial.write_text(json.dumps({"version": self.VERSION, "evaluations": self._found}))
             partial.replace(self.path)  # whole, or as it was
 
     def __len__(self) -> int:
@@ -80,53 +89,63 @@ class EvaluationCache:
 
 
 class Evaluator:
-    """Measures candidates of a twin (values over the base document) on the source runs' tests."""
+    """Measures candidates of a twin (values over the base document) on the source runs' tests,
+    through a runner of the sweep machinery (this machine's cores, or a Dask cluster's workers)."""
 
     def __init__(self, doc: tomlkit.TOMLDocument, sources: Sequence[Source], cache: EvaluationCache,
-                 jobs: int | None = None):
-        self.doc, self.sources, self.cache, self.jobs = doc, list(sources), cache, jobs
+                 jobs: int | None = None, runner_for: RunnerFor = LocalRunner.planned):
+        self.doc, self.sources, self.cache, self.jobs, self.runner_for = doc, list(sources), cache, jobs, runner_for
         self.measured_runs = 0
         self._dir = tempfile.TemporaryDirectory(prefix="ssdlab-fit-")
-        self._suites = [self._suite_file(i, s) for i, s in enumerate(self.sources)]
 
     def close(self) -> None:
         self._dir.cleanup()
 
-    def measure(self, candidates: Sequence[Values], tests: Sequence[tuple[int, str]]) -> list[Measured]:
-        """Each candidate's figures on `tests` ((source, test id) pairs), measured side by side."""
-        keys = [EvaluationCache.key(values, tests) for values in candidates]
-        missing = {k: values for k, values in zip(keys, candidates) if self.cache.get(k) is None}
+    def measure(self, asked: Sequence[tuple[Values, Sequence[tuple[int, str]]]]) -> list[Measured]:
+        """Each candidate's figures on its tests ((source, test id) pairs), the tests not yet
+        measured run side by side: a run per candidate and source, the longest first."""
         jobs, owners = [], []
-        for k, values in missing.items():
+        for values, tests in asked:
+            missing = [(i, t) for i, t in dict.fromkeys(tests) if self.cache.get(self.cache.key(values, i, t)) is None]
+            if not missing:
+                continue
             text = candidate_text(self.doc, values)
             for i, source in enumerate(self.sources):
-                wanted = tuple(t for s, t in tests if s == i)
-                if wanted:
-                    jobs.append(RunJob(self._request(i, source, text, wanted, len(jobs))))
-                    owners.append((k, i, wanted))
+                wanted = tuple(t for s, t in missing if s == i)
+                if wanted and (values, i, wanted) not in owners:
+                    owners.append((values, i, wanted))
+                    jobs.append(RunJob(self._request(source, text, wanted, len(jobs))))
         if jobs:
-            runner = LocalRunner.planned(jobs, self.jobs)
+            order = sorted(range(len(jobs)), key=lambda n: -self.sources[owners[n][1]].seconds(owners[n][2]))
+            jobs, owners = [jobs[n] for n in order], [owners[n] for n in order]
+            runner = self.runner_for(jobs, self.jobs)
             outcomes = runner.run(jobs, lambda request, run_id, tests_: SilentReporter())
-            found: dict[str, Measured] = {k: {} for k in missing}
+            found: dict[str, dict[str, float]] = {}
             with Store.open_existing(jobs[0].request.db, readonly=True) as store:
-                for (k, i, wanted), outcome in zip(owners, outcomes):
+                for (values, i, wanted), outcome in zip(owners, outcomes):
                     if outcome.error is not None:
                         raise SsdlabError(f"a candidate twin did not run: {outcome.error}")
+                    for t in wanted:
+                        found[self.cache.key(values, i, t)] = {}
                     for f in run_figures(store, outcome.run_id, wanted):
-                        found[k][(i, f.test, f.name)] = f.mbps
-            for k, measured in found.items():
-                self.cache.put(k, measured)
+                        found[self.cache.key(values, i, f.test)][f.name] = f.mbps
+            self.cache.put(found)
             self.measured_runs += len(jobs)
-        return [self.cache.get(k) or {} for k in keys]
+        measured = []
+        for values, tests in asked:
+            figures: Measured = {}
+            for i, t in tests:
+                for name, mbps in (self.cache.get(self.cache.key(values, i, t)) or {}).items():
+                    figures[(i, t, name)] = mbps
+            measured.append(figures)
+        return measured
 
-    def _request(self, i: int, source: Source, text: str, tests: tuple[str, ...], n: int) -> RunRequest:
+    def _request(self, source: Source, text: str, tests: tuple[str, ...], n: int) -> RunRequest:
         conditions = source.conditions()
-        request = RunRequest(target=f"sim:twin-candidate-{n}", suite=str(self._suites[i]), tests=tests,
+        # the suite names the run and lists its tests, which the request lists itself: a
+        # built-in one, which a cluster's workers have too
+        suite = source.run.suite if source.run.suite in builtin_suites() else "client"
+        request = RunRequest(target=f"sim:twin-candidate-{n}", suite=suite, tests=tests,
                              scale=Scale(conditions.pop("scale")), db=Path(self._dir.name) / "candidates.db",
                              preset_text=text)
         return replace(request, **conditions)
-
-    def _suite_file(self, i: int, source: Source) -> Path:
-        path = Path(self._dir.name) / f"suite-{i}.toml"
-        path.write_text(source.suite_toml)
-        return path

@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ssdlab.distributed.local import LocalRunner
+from ssdlab.distributed.runner import RunnerFor
 from ssdlab.errors import SsdlabError
 from ssdlab.store import Store
 from ssdlab.twin.base import choose_base, drive_bytes, drive_link, sized
@@ -21,7 +23,8 @@ from ssdlab.twin.writer import twin_text
 
 
 def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | None, held_out: set[str],
-        jobs: int | None = None, told: Callable[[str], None] | None = None) -> dict[str, Any]:
+        jobs: int | None = None, told: Callable[[str], None] | None = None,
+        runner_for: RunnerFor = LocalRunner.planned) -> dict[str, Any]:
     """Fit a twin to runs `run_ids`, write it to `output` (its record of measurements beside
     it), and return the fit's report."""
     sources = load_sources(store, run_ids)
@@ -39,31 +42,33 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     read = [] if found_declared is None else apply_declared(doc, *found_declared)
     params = parameters(candidate_text(doc, {}))
     cache = EvaluationCache(output.with_name(output.name + ".fit.json"))
-    evaluator = Evaluator(doc, sources, cache, jobs)
+    evaluator = Evaluator(doc, sources, cache, jobs, runner_for)
     try:
         found = search(evaluator, params, sources, held_out, told or (lambda _: None))
         every = [(i, t) for i, s in enumerate(sources) for t in s.tests]
-        (twin,) = evaluator.measure([found.values], every)
+        (twin,) = evaluator.measure([(found.values, every)])
     finally:
         evaluator.close()
-    text = twin_text(doc, base, sources, params, found, [t for _, t in tests], None if link is None else link[1])
+    text = twin_text(doc, base, sources, params, found, [t for _, t in tests], None if link is None else link[1],
+                     store.path)
     partial = output.with_name(output.name + ".partial")
     partial.write_text(text)
     partial.replace(output)
-    per_test: dict[tuple[int, str], list[float]] = {}
+    per_test: dict[tuple[int, str], dict[str, float]] = {}
     for i, figure, error in errors(twin, sources, set(every)):
-        per_test.setdefault((i, figure.test), []).append(error)
+        per_test.setdefault((i, figure.test), {})[figure.name] = error
     return {
         "drive": sources[0].run.identity.get("model") or sources[0].run.target,
         "runs": [s.run.id for s in sources], "base": base.name, "output": str(output),
-        "rms_error": found.rms, "evaluations": found.evaluations,
+        "rms_error": found.rms, "evaluations": evaluator.measured_runs,
         "declared": read if found_declared else ["no power-states test among the runs: the base's table and "
                                                  "thresholds kept"],
         "parameters": [{"key": p.key, "what": p.what, "value": found.values[p.key], "base": p.base, "low": p.low,
                         "high": p.high, "moves": found.moves[p.key], "rise": found.rise[p.key],
                         "determined": found.determined(p.key)} for p in params],
         "tests": [{"run": sources[i].run.id, "test": test, "figures": len(errs), "held_out": test in held_out,
-                   "median_error": _median_abs(errs), "largest_error": max(errs, key=_size)}
+                   "median_error": _median_abs(list(errs.values())), "largest_error": max(errs.values(), key=_size),
+                   "errors": errs}
                   for (i, test), errs in per_test.items()],
     }
 

@@ -8,7 +8,11 @@ A figure the twin does not give (a step it could not run) counts as a tenfold er
 
 Jacobian. Forward differences of STEP in log space (about 10 %), all parameters of one
 iteration measured at once, side by side (the simulation is deterministic but made of
-discrete events: a step much smaller than that would measure rounding, not slope).
+discrete events: a step much smaller than that would measure rounding, not slope). The first
+Jacobian measures every test at every step; after it, a parameter's step measures only the
+tests it moved by more than SPARSE there (a read time does not move the fill, the cache's cap
+no random read): the other tests' figures are taken as unmoved. That keeps the costly tests
+(the whole-drive fill) to the parameters that shape them.
 
 How well the data determine a parameter, from the last Jacobian: the largest change of any
 fitted figure when it alone moves by 10 % (`moves`), and the rise of the fitted figures' RMS
@@ -35,6 +39,7 @@ STEP = 0.1  # forward difference, in log space
 TEN_PERCENT = math.log(1.1)
 DETERMINED = 0.02  # the largest figure change at 10 %, below which a parameter is taken as undetermined
 MISSING = math.log(10.0)
+SPARSE = 1e-3  # a test whose figures a parameter's step moves by less than this (log ratio) is not re-measured
 MAX_ITERATIONS = 12
 
 
@@ -46,7 +51,6 @@ class Fitted:
     moves: dict[str, float]  # key: the largest change of a fitted figure at 10 % (fraction)
     rise: dict[str, float]  # key: the RMS error's rise at +-10 % (fraction)
     rms: float  # RMS of the fitted figures' log errors at the end
-    evaluations: int
 
     def determined(self, key: str) -> bool:
         return self.moves[key] >= DETERMINED
@@ -78,7 +82,7 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
         return np.array(r)
 
     def fun(x: np.ndarray) -> np.ndarray:
-        (measured,) = evaluator.measure([values_at(x)], tests)
+        (measured,) = evaluator.measure([(values_at(x), tests)])
         r = residuals_of(measured)
         rms = _rms(r, weights)
         if rms < best["rms"]:
@@ -86,9 +90,27 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
         told(f"{evaluator.measured_runs} runs measured; best RMS error so far {best['rms']:.1%}")
         return r
 
+    # the tests each parameter's step measures: all, until the first Jacobian says which it moves
+    moved_by: list[list[tuple[int, str]]] = [list(tests) for _ in params]
+    sparse = {"known": False}
+    rows = [[k for k, (i, f) in enumerate(wanted) if (i, f.test) == test] for test in tests]
+
     def jac(x: np.ndarray) -> np.ndarray:
-        return _jacobian(x, lo, hi, lambda xs: [residuals_of(m) for m in evaluator.measure(
-            [values_at(v) for v in xs], tests)])
+        steps = [STEP if x[j] + STEP <= hi[j] else -STEP for j in range(len(x))]
+        points = [x + steps[j] * np.eye(len(x))[j] for j in range(len(x))]
+        m0, *moved = evaluator.measure([(values_at(x), tests)] + [(values_at(p), moved_by[j])
+                                                                 for j, p in enumerate(points)])
+        r0 = residuals_of(m0)
+        columns = []
+        for j, m in enumerate(moved):
+            measured = set(moved_by[j])
+            column = (residuals_of({k: v for k, v in m0.items() if (k[0], k[1]) not in measured} | m) - r0) / steps[j]
+            columns.append(column)
+            if not sparse["known"]:
+                change = np.abs(column * steps[j]) / np.array(weights)
+                moved_by[j] = [test for test, k in zip(tests, rows) if k and float(np.max(change[k])) > SPARSE]
+        sparse["known"] = True
+        return np.column_stack(columns)
 
     result = least_squares(fun, x0, jac=jac, bounds=(lo, hi), method="trf", x_scale="jac", ftol=1e-3, xtol=1e-3,
                            gtol=1e-4, max_nfev=MAX_ITERATIONS)
@@ -100,7 +122,7 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
     rise = {p.key: _rms_of(square + float(np.sum((TEN_PERCENT * column) ** 2)), weights) - rms
             for p, column in zip(params, j.T)}
     values = {p.key: (p.from_x(v) if moves[p.key] >= DETERMINED else p.base) for p, v in zip(params, result.x)}
-    return Fitted(values, moves, rise, rms, evaluator.measured_runs)
+    return Fitted(values, moves, rise, rms)
 
 
 def errors(measured: Measured, sources: Sequence[Source],
@@ -130,10 +152,3 @@ def _rms(r: np.ndarray, weights: Sequence[float]) -> float:
 def _rms_of(square: float, weights: Sequence[float]) -> float:
     return float(math.expm1(math.sqrt(square / float(np.sum(np.array(weights) ** 2)))))
 
-
-def _jacobian(x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-              residuals: Callable[[list[np.ndarray]], list[np.ndarray]]) -> np.ndarray:
-    steps = [STEP if x[j] + STEP <= hi[j] else -STEP for j in range(len(x))]
-    points = [x.copy()] + [x + steps[j] * np.eye(len(x))[j] for j in range(len(x))]
-    r0, *moved = residuals(points)
-    return np.column_stack([(r - r0) / steps[j] for j, r in enumerate(moved)])

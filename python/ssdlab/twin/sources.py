@@ -8,15 +8,16 @@ count, and a run must have at least one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ssdlab.backends.sim_host import Cooling
 from ssdlab.errors import SsdlabError
 from ssdlab.model import Run, TestStatus
 from ssdlab.session import SIM_HOST
-from ssdlab.store import Store
+from ssdlab.store import Store, TestRecord
 from ssdlab.twin.figures import Figure, run_figures
 
 
@@ -25,10 +26,14 @@ class Source:
     """One stored run of the drive: how it was measured, and what (its figures, held out or not)."""
 
     run: Run
-    suite_toml: str
     tests: tuple[str, ...]  # its finished tests, in its order
     host: dict[str, Any]  # a simulated drive's host (SimHost's fields); {} for a real drive
     figures: tuple[Figure, ...]
+    durations: dict[str, float]  # test id: how long it took in the run (s)
+
+    def seconds(self, tests: Iterable[str]) -> float:
+        """How long `tests` took in the run: how long the twin's take, relatively."""
+        return sum(self.durations.get(t, 0.0) for t in tests)
 
     def conditions(self) -> dict[str, Any]:
         """The RunRequest fields that measure a simulated twin as this run was measured."""
@@ -51,11 +56,12 @@ def load_sources(store: Store, run_ids: Sequence[int]) -> list[Source]:
     sources = []
     for run in runs:
         extras = store.run_extras(run.id)
-        tests = tuple(r.test.id for r in store.tests(run.id) if r.status is TestStatus.DONE and r.score is not None)
+        done = [r for r in store.tests(run.id) if r.status is TestStatus.DONE and r.score is not None]
+        tests = tuple(r.test.id for r in done)
         if not tests:
             raise SsdlabError(f"run {run.id} has no finished test: give runs with results (`ssdlab show {run.id}`)")
-        sources.append(Source(run, extras["suite_toml"], tests, dict(extras["options"].get(SIM_HOST) or {}),
-                              tuple(run_figures(store, run.id, tests))))
+        sources.append(Source(run, tests, dict(extras["options"].get(SIM_HOST) or {}),
+                              tuple(run_figures(store, run.id, tests)), {r.test.id: _seconds(r) for r in done}))
     return sources
 
 
@@ -72,6 +78,14 @@ def drive_of(run: Run) -> tuple[str, ...]:
         raise SsdlabError(f"run {run.id} does not record its drive's serial, which tells its runs from another "
                           "drive's: fit runs that do (ssdlab records it when the device reports one)")
     return "device", str(identity.get("model") or ""), str(serial)
+
+
+def _seconds(record: TestRecord) -> float:
+    try:
+        return (datetime.fromisoformat(record.finished_at or "") - datetime.fromisoformat(record.started_at or "")
+                ).total_seconds()
+    except ValueError:
+        return 0.0
 
 
 def _shown(drive: tuple[str, ...]) -> str:

@@ -4,21 +4,28 @@ set carrying where it came from, in the citation style of the built-in presets."
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import tomlkit
 
 from ssdlab.presets import Preset
 from ssdlab.twin.evaluate import table_of
+from ssdlab.twin.origin import Origin
 from ssdlab.twin.search import Fitted
 from ssdlab.twin.sources import Source
 from ssdlab.twin.space import Parameter
 
 
 def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source], params: Sequence[Parameter],
-              fitted: Fitted, fitted_tests: Sequence[str], link_read: str | None) -> str:
+              fitted: Fitted, fitted_tests: Sequence[str], link_read: str | None, database: Path) -> str:
     out = tomlkit.parse(tomlkit.dumps(doc))
     runs = ", ".join(str(s.run.id) for s in sources)
     model = sources[0].run.identity.get("model") or sources[0].run.target
+    serial = sources[0].run.identity.get("serial")
+    origin = Origin(drive=model, serial=serial or None, runs=[s.run.id for s in sources],
+                    database=str(database.resolve()), base=base.name)
+    out["twin"] = origin.model_dump(exclude_none=True)
+    out["twin"].comment("what the twin was fitted to (ssdlab's reports name it; the simulator ignores it)")
     drive = out["drive"]
     drive["name"] = f"Twin of {model}"
     drive["name"].comment(f"fitted by `ssdlab fit` to run{'s' if len(sources) > 1 else ''} {runs}")

@@ -65,11 +65,15 @@ impl fmt::Display for ConfigError {
 }
 impl std::error::Error for ConfigError {}
 
-/// The whole preset file: one `[drive]` table.
+/// The whole preset file: one `[drive]` table, and for a twin (`ssdlab fit`) a `[twin]` table
+/// saying which measured runs it was fitted to, which ssdlab reads for its reports and the
+/// simulator ignores.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PresetFile {
     pub drive: DriveConfig,
+    #[serde(default)]
+    pub twin: Option<toml::Table>,
 }
 
 /// One simulated drive.
