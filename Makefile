@@ -20,8 +20,11 @@ demo: setup
 	@echo "results stored in $(DEMO_DIR)/ssdlab.db; the report: open $(DEMO_DIR)/report.html in a browser"
 
 ## make test: set everything up, lint, and run every test (Rust and Python)
+# The Rust tests and pytest run at once: pytest leaves a core idle at times (tests that wait
+# on fio or on processes), which the Rust tests take (BENCHMARKS.md)
 test: PROFILE = tests
-test: setup lint rust-test py-test
+test: setup lint
+	$(MAKE) --no-print-directory --output-sync=line -j2 rust-test py-test PROFILE=$(PROFILE)
 
 lint: setup
 	$(BIN)/ruff check python tests benchmarks scripts

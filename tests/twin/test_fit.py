@@ -54,6 +54,7 @@ def test_what_the_runs_cannot_tell_stays_typical_and_the_twin_says_so(fitted):
     _, twin, report = fitted
     kept = [p["key"] for p in report["parameters"] if not p["determined"]]
     assert "drive.cache.max_cell_share" in kept  # nothing filled the cache
+    assert report["cache"] == "no whole-drive fill that went past the cache: the base's cache size kept"
     text = twin.read_text()
     assert "typical value, the base's (crucial-p5plus-1tb): the runs do not determine it" in text
     assert text.count("fitted to run 1") == len(report["parameters"]) - len(kept)

@@ -75,6 +75,7 @@ def _print(report: dict, output: Path) -> None:
                        _percent(e["largest_error"]), "held out" if e["held_out"] else "fitted")
     console.print(errors)
     console.print(f"declared by the drive: {shown('; '.join(report['declared']))}", highlight=False)
+    console.print(f"the SLC cache: {shown(report['cache'])}", highlight=False)
     console.print(f"the twin: {shown(str(output))} (`ssdlab run sim:{shown(str(output))}`); "
                   f"{report['evaluations']} runs measured", highlight=False)
 

@@ -14,6 +14,7 @@ from ssdlab.distributed.runner import RunnerFor
 from ssdlab.errors import SsdlabError
 from ssdlab.store import Store
 from ssdlab.twin.base import choose_base, drive_bytes, drive_link, sized
+from ssdlab.twin.cache import apply_cache, measured_cache
 from ssdlab.twin.declared import apply_declared, declared
 from ssdlab.twin.evaluate import EvaluationCache, Evaluator, candidate_text
 from ssdlab.twin.search import errors, fitted_tests, search
@@ -40,6 +41,9 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     doc = sized(base, drive_bytes(sources), None if link is None else link[0])
     found_declared = declared(store, sources)
     read = [] if found_declared is None else apply_declared(doc, *found_declared)
+    found_cache = measured_cache(store, sources)
+    cache_key, cache_read = (None, "no whole-drive fill that went past the cache: the base's cache size kept") \
+        if found_cache is None else apply_cache(doc, *found_cache)
     params = parameters(candidate_text(doc, {}))
     cache = EvaluationCache(output.with_name(output.name + ".fit.json"))
     evaluator = Evaluator(doc, sources, cache, jobs, runner_for)
@@ -50,7 +54,7 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     finally:
         evaluator.close()
     text = twin_text(doc, base, sources, params, found, [t for _, t in tests], None if link is None else link[1],
-                     store.path)
+                     store.path, {cache_key} if cache_key else set())
     partial = output.with_name(output.name + ".partial")
     partial.write_text(text)
     partial.replace(output)
@@ -63,6 +67,7 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
         "rms_error": found.rms, "evaluations": evaluator.measured_runs,
         "declared": read if found_declared else ["no power-states test among the runs: the base's table and "
                                                  "thresholds kept"],
+        "cache": cache_read,
         "parameters": [{"key": p.key, "what": p.what, "value": found.values[p.key], "base": p.base, "low": p.low,
                         "high": p.high, "moves": found.moves[p.key], "rise": found.rise[p.key],
                         "determined": found.determined(p.key)} for p in params],

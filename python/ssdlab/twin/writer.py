@@ -3,7 +3,7 @@ set carrying where it came from, in the citation style of the built-in presets."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import tomlkit
@@ -17,7 +17,10 @@ from ssdlab.twin.space import Parameter
 
 
 def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source], params: Sequence[Parameter],
-              fitted: Fitted, fitted_tests: Sequence[str], link_read: str | None, database: Path) -> str:
+              fitted: Fitted, fitted_tests: Sequence[str], link_read: str | None, database: Path,
+              read: Collection[str]) -> str:
+    """The twin's preset; `read`: the searched keys whose start was read from the runs (their
+    notes say so), which keep that note when the search cannot move them."""
     out = tomlkit.parse(tomlkit.dumps(doc))
     runs = ", ".join(str(s.run.id) for s in sources)
     model = sources[0].run.identity.get("model") or sources[0].run.target
@@ -42,7 +45,7 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
             table[leaf].comment(
                 f"fitted to run{'s' if len(sources) > 1 else ''} {runs} ({tests} tests): 10 % moves a figure "
                 f"{fitted.moves[p.key]:.0%}, the RMS error +{fitted.rise[p.key]:.1%} (searched {p.low:g}..{p.high:g})")
-        else:
+        elif p.key not in read:
             table[leaf].comment(
                 f"typical value, the base's ({base.name}): the runs do not determine it (10 % moves no figure "
                 f"more than {fitted.moves[p.key]:.1%})")
