@@ -53,7 +53,7 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
         (twin,) = evaluator.measure([(found.values, every)])
     finally:
         evaluator.close()
-    text = twin_text(doc, base, sources, params, found, [t for _, t in tests], None if link is None else link[1],
+    text = twin_text(doc, base, sources, params, found, tests, None if link is None else link[1],
                      store.path, {cache_key} if cache_key else set())
     partial = output.with_name(output.name + ".partial")
     partial.write_text(text)

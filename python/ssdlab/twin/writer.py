@@ -17,7 +17,7 @@ from ssdlab.twin.space import Parameter
 
 
 def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source], params: Sequence[Parameter],
-              fitted: Fitted, fitted_tests: Sequence[str], link_read: str | None, database: Path,
+              fitted: Fitted, fitted_tests: Sequence[tuple[int, str]], link_read: str | None, database: Path,
               read: Collection[str]) -> str:
     """The twin's preset; `read`: the searched keys whose start was read from the runs (their
     notes say so), which keep that note when the search cannot move them."""
@@ -37,13 +37,15 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
         drive["host"]["link"].comment(f"read from run {sources[0].run.id}: {link_read}")
     drive["geometry"]["blocks_per_plane"].comment(
         f"the base's ({base.name}) spare share at the drive's capacity; the geometry is the base's")
-    tests = len(dict.fromkeys(fitted_tests))
+    tests = len(fitted_tests)
+    fitted_runs = sorted({sources[i].run.id for i, _ in fitted_tests})
+    fitted_to = f"run{'s' if len(fitted_runs) > 1 else ''} {', '.join(map(str, fitted_runs))}"
     for p in params:
         table, leaf = table_of(out, p.key)
         if fitted.determined(p.key):
             table[leaf] = fitted.values[p.key]
             table[leaf].comment(
-                f"fitted to run{'s' if len(sources) > 1 else ''} {runs} ({tests} tests): 10 % moves a figure "
+                f"fitted to {fitted_to} ({tests} tests): 10 % moves a figure "
                 f"{fitted.moves[p.key]:.0%}, the RMS error +{fitted.rise[p.key]:.1%} (searched {p.low:g}..{p.high:g})")
         elif p.key not in read:
             table[leaf].comment(
