@@ -43,13 +43,15 @@ $(BIN)/maturin:
 	$(BIN)/pip install -q "maturin>=1.5,<2"
 
 rust-test:
-	cargo test -p ssdsim --profile tests
+	MAKEFLAGS= cargo test -p ssdsim --profile tests  # its own parallelism, not a share of the jobserver
 
 # two workers per core (at most 8), each taking the next test as it finishes one: many tests
 # wait (fio's start-up and idle, processes starting), and a second worker per core fills the
-# waits (BENCHMARKS.md); the tests that time fio judge it with room for a loaded machine
+# waits (BENCHMARKS.md); the tests that time fio judge it with room for a loaded machine.
+# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: each worker would otherwise
+# compile (and rewrite the asserts of) every test module anew, about 4 CPU-s each
 py-test:
-	SSDLAB_CARGO_PROFILE=$(PROFILE) $(BIN)/python -m pytest -q -n $$(( $$(nproc) * 2 )) --maxprocesses 8 --dist worksteal
+	env -u PYTHONDONTWRITEBYTECODE SSDLAB_CARGO_PROFILE=$(PROFILE) $(BIN)/python -m pytest -q -n $$(( $$(nproc) * 2 )) --maxprocesses 8 --dist worksteal
 
 bench: setup
 	$(BIN)/python benchmarks/sim_speed.py

@@ -647,7 +647,7 @@ def _bandwidth(tmp_path, *options):
 
 @needs_fio
 @pytest.mark.parametrize("text, rw", [(",2m", "trim"), (",2m,", "trim"), ("1m,", "randrw"),
-                                      ("1m,,3m", "trim"), ("1m,2m", "randrw")])
+                                      ("1m,,4m", "trim"), ("1m,4m", "randrw")])
 def test_fio_limits_the_same_directions(tmp_path, text, rw):
     limits = rate(text, 1024, DEVICE)
     for direction, bw in _bandwidth(tmp_path, f"--rw={rw}", f"--rate={text}").items():
@@ -655,6 +655,7 @@ def test_fio_limits_the_same_directions(tmp_path, text, rw):
         if limit is None:
             assert bw > 50 * M  # the null engine unlimited: gigabytes a second
         else:
-            # fio never passes its limit; starved of CPU (a loaded machine) it may fall short
-            # of it, and a limit read from the wrong field (1m, 2m, 3m) is still told apart
-            assert 0.8 * limit < bw < 1.05 * limit
+            # fio never passes its limit; starved of CPU (make test runs the Rust tests beside
+            # pytest's workers) it falls short of it, 26 % seen; the limits differ fourfold, so
+            # one read from the wrong field is still told apart
+            assert 0.4 * limit < bw < 1.05 * limit
