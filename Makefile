@@ -20,11 +20,8 @@ demo: setup
 	@echo "results stored in $(DEMO_DIR)/ssdlab.db; the report: open $(DEMO_DIR)/report.html in a browser"
 
 ## make test: set everything up, lint, and run every test (Rust and Python)
-# The Rust tests and pytest run at once: pytest leaves a core idle at times (tests that wait
-# on fio or on processes), which the Rust tests take (BENCHMARKS.md)
 test: PROFILE = tests
-test: setup lint
-	$(MAKE) --no-print-directory --output-sync=line -j2 rust-test py-test PROFILE=$(PROFILE)
+test: setup lint rust-test py-test
 
 lint: setup
 	$(BIN)/ruff check python tests benchmarks scripts
@@ -43,7 +40,7 @@ $(BIN)/maturin:
 	$(BIN)/pip install -q "maturin>=1.5,<2"
 
 rust-test:
-	MAKEFLAGS= cargo test -p ssdsim --profile tests  # its own parallelism, not a share of the jobserver
+	cargo test -p ssdsim --profile tests
 
 # two workers per core (at most 8), each taking the next test as it finishes one: many tests
 # wait (fio's start-up and idle, processes starting), and a second worker per core fills the

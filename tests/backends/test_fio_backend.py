@@ -159,5 +159,6 @@ def test_a_run_too_short_for_fios_millisecond_clock_is_timed_by_its_completions(
         assert o.result.read.bytes == 512 * 1024 and o.result.per_second
         if o.result.busy_s < 0.01:
             assert any("timed by its I/Os' completions" in n for n in o.result.notes)
-    # a finer clock than fio's: not whole milliseconds
-    assert sum(abs(b - round(b)) > 1e-6 for b in busy_ms) >= 2, busy_ms
+    # a finer clock than fio's: not whole milliseconds (not always: on a loaded machine the
+    # completions spread past fio's millisecond, and its own time is kept; 4 runs of 5 seen)
+    assert any(abs(b - round(b)) > 1e-6 for b in busy_ms), busy_ms

@@ -168,5 +168,6 @@ def test_a_long_replay_tells_its_progress_while_the_drive_runs_it(tmp_path, monk
     monkeypatch.setattr(sim, "PROGRESS_S", 0.0005)
     backend.run_step(step, lambda fraction, status: told.append((fraction, status)))
     fractions = [f for f, _ in told]
-    assert len(told) > 2 and fractions == sorted(fractions) and fractions[-1] == 1.0
+    # at least once while it ran (a loaded machine may run the polling thread only once), and at the end
+    assert len(told) >= 2 and fractions == sorted(fractions) and fractions[-1] == 1.0
     assert any(status.endswith(" of 400,000 records") for _, status in told[:-1])
