@@ -8,7 +8,7 @@ import pytest
 from ssdlab import _ssdsim
 from ssdlab.distributed.overrides import apply_overrides
 from ssdlab.presets import builtin_names, load_preset
-from ssdlab.twin.space import PARAMETERS, WINDOW, parameters
+from ssdlab.twin.space import PARAMETERS, WINDOW, Parameter, parameters
 
 
 @pytest.mark.parametrize("name", builtin_names())
@@ -35,3 +35,12 @@ def test_a_value_beyond_its_bound_is_refused_by_the_simulator_naming_it():
 def test_a_preset_that_is_not_valid_is_refused():
     with pytest.raises(_ssdsim.PresetError):
         _ssdsim.preset_bounds("[drive]\nname = 3\n")
+
+
+def test_an_integer_field_is_given_an_integer_the_simulator_takes():
+    preset = load_preset("crucial-p5plus-1tb")
+    (bound,) = [b for b in _ssdsim.preset_bounds(preset.text) if b["key"] == "drive.controller.write_buffer_kib"]
+    buffer = Parameter(bound["key"], "write buffer", bound["value"], 400.0, 40000.0, bound["integer"])
+    value = buffer.from_x(buffer.to_x(4506.6))
+    assert value == 4507 and isinstance(value, int)
+    _ssdsim.Drive(apply_overrides(preset, {bound["key"]: value}))

@@ -54,7 +54,7 @@ class Parameter:
 
     def from_x(self, x: float) -> float:
         value = min(max(math.exp(x), self.low), self.high)
-        return float(round(value)) if self.integer else float(f"{value:.6g}")
+        return round(value) if self.integer else float(f"{value:.6g}")  # an integer field takes no 4096.0
 
 
 def parameters(base_toml: str) -> list[Parameter]:
