@@ -39,19 +39,28 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def local_cluster():
     """Two workers; a task whose worker dies is tried once more (the scheduler's allowed-failures)."""
     allowed = dask.config.set({"distributed.scheduler.allowed-failures": 1})
     with allowed, LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                dashboard_address="127.0.0.1:0") as local:
-        yield local.scheduler_address
+        yield local
+
+
+@pytest.fixture
+def cluster(local_cluster):
+    """The scheduler's address once both workers are up: a test before may have killed one,
+    whose nanny starts another (seconds on a loaded machine)."""
+    local_cluster.wait_for_workers(2, timeout=120)
+    return local_cluster.scheduler_address
 
 
 @pytest.fixture(scope="module")
-def swept(cluster, tmp_path_factory):
+def swept(local_cluster, tmp_path_factory):
     """The same 2 x 2 sweep on the cluster and on this machine: each database and table."""
     out = {}
-    for where, extra in (("cluster", ["--cluster", cluster]), ("local", [])):
+    local_cluster.wait_for_workers(2, timeout=120)
+    for where, extra in (("cluster", ["--cluster", local_cluster.scheduler_address]), ("local", [])):
         db = tmp_path_factory.mktemp(where) / "ssdlab.db"
         out[where] = db, json.loads(run_cli("sweep", "wd-sn850-1tb", *GRID, *OPTIONS, *extra, "--json", db=db).stdout)
     return out
