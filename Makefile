@@ -42,13 +42,13 @@ $(BIN)/maturin:
 rust-test:
 	cargo test -p ssdsim --profile tests
 
-# two workers per core (at most 8), each taking the next test as it finishes one: many tests
-# wait (fio's start-up and idle, processes starting), and a second worker per core fills the
-# waits (BENCHMARKS.md); the tests that time fio judge it with room for a loaded machine.
-# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: each worker would otherwise
-# compile (and rewrite the asserts of) every test module anew, about 4 CPU-s each
+# one worker per core (at most 8), each taking the next test as it finishes one (two per core
+# made the tests that time fio or a replay fail under the load, one or two in each of three
+# clean-clone runs, and gained nothing reliable on 2 cores: BENCHMARKS.md). Bytecode is written
+# even where PYTHONDONTWRITEBYTECODE is set: each worker would otherwise compile (and rewrite
+# the asserts of) every test module anew, about 4 CPU-s each
 py-test:
-	env -u PYTHONDONTWRITEBYTECODE SSDLAB_CARGO_PROFILE=$(PROFILE) $(BIN)/python -m pytest -q -n $$(( $$(nproc) * 2 )) --maxprocesses 8 --dist worksteal
+	env -u PYTHONDONTWRITEBYTECODE SSDLAB_CARGO_PROFILE=$(PROFILE) $(BIN)/python -m pytest -q -n auto --maxprocesses 8 --dist worksteal
 
 bench: setup
 	$(BIN)/python benchmarks/sim_speed.py
