@@ -27,7 +27,7 @@ def filled(tmp_path_factory):
 
 def test_the_cache_a_fill_measured_gives_back_the_drives_share(filled):
     with Store.open_existing(filled, readonly=True) as store:
-        run_id, gib = measured_cache(store, load_sources(store, [1]))
+        run_id, gib = measured_cache(load_sources(store, [1]))
     score = json.loads(run_cli("show", "1", "--json", db=filled).stdout)["tests"][0]["primary_score"]
     assert run_id == 1 and gib == score["slc_cache_gib"] and gib > 1
     doc = tomlkit.parse(SMALL_PRESET.read_text())
@@ -42,7 +42,7 @@ def test_a_fill_that_never_left_the_cache_tells_no_size(tmp_path):
     db = tmp_path / "ssdlab.db"
     run_cli("run", "sim:crucial-p5plus-1tb", "--tests", "whole-drive-fill", "--scale", "0.01", db=db)
     with Store.open_existing(db, readonly=True) as store:
-        assert measured_cache(store, load_sources(store, [1])) is None
+        assert measured_cache(load_sources(store, [1])) is None
 
 
 def test_a_static_cache_is_given_its_size_in_gb():

@@ -22,7 +22,7 @@ def read(tmp_path_factory):
     db = tmp_path_factory.mktemp("declared") / "ssdlab.db"
     run_cli("run", "sim:wd-sn850-1tb", "--tests", "power-states", db=db)
     with Store.open_existing(db, readonly=True) as store:
-        return declared(store, load_sources(store, [1]))
+        return declared(load_sources(store, [1]))
 
 
 def test_the_declared_table_and_thresholds_replace_the_bases(read):

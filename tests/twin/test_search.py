@@ -36,7 +36,7 @@ class Formula:
 
 @pytest.fixture
 def found():
-    source = Source(run=None, tests=("reads", "writes"), host={}, durations={},
+    source = Source(run=None, tests=("reads", "writes"), host={}, durations={}, scores={},
                     figures=tuple(Figure(t, name, v) for t in ("reads", "writes")
                                   for name, v in figures(TRUTH, t).items()))
     params = [Parameter(key, key, base=1.0, low=0.1, high=10.0, integer=False) for key in TRUTH]

@@ -18,25 +18,19 @@ from typing import Any
 import tomlkit
 
 from ssdlab import _ssdsim
-from ssdlab.model import TestStatus
-from ssdlab.store import Store
 from ssdlab.twin.sources import Source
 from ssdlab.units import GiB
 
 FILL = "whole-drive-fill"
 
 
-def measured_cache(store: Store, sources: Sequence[Source]) -> tuple[int, float] | None:
+def measured_cache(sources: Sequence[Source]) -> tuple[int, float] | None:
     """(run id, SLC cache GiB) of the first run whose whole-drive fill went on past its cache."""
     for source in sources:
-        if FILL not in source.tests:
-            continue
-        for record in store.tests(source.run.id):
-            score = record.score or {}
-            phases = score.get("phases") or []
-            if (record.test.id == FILL and record.status is TestStatus.DONE and score.get("slc_cache_gib")
-                    and len(phases) > 1 and phases[0].get("kind") == "cache"):
-                return source.run.id, float(score["slc_cache_gib"])
+        score = source.scores.get(FILL) or {}
+        phases = score.get("phases") or []
+        if score.get("slc_cache_gib") and len(phases) > 1 and phases[0].get("kind") == "cache":
+            return source.run.id, float(score["slc_cache_gib"])
     return None
 
 

@@ -16,21 +16,17 @@ from typing import Any
 import tomlkit
 
 from ssdlab import _ssdsim
-from ssdlab.model import TestStatus
-from ssdlab.store import Store
 from ssdlab.twin.sources import Source
 
 TEST = "power-states"
 THRESHOLDS = ("wctemp_c", "cctemp_c", "tmt1_c", "tmt2_c")
 
 
-def declared(store: Store, sources: Sequence[Source]) -> tuple[int, dict[str, Any]] | None:
+def declared(sources: Sequence[Source]) -> tuple[int, dict[str, Any]] | None:
     """(run id, the power-states test's score) of the first run that has one."""
     for source in sources:
-        if TEST in source.tests:
-            for record in store.tests(source.run.id):
-                if record.test.id == TEST and record.status is TestStatus.DONE and record.score:
-                    return source.run.id, record.score
+        if TEST in source.scores:
+            return source.run.id, source.scores[TEST]
     return None
 
 

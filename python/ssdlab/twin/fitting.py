@@ -39,9 +39,9 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     base = choose_base(sources, base_name)
     link = drive_link(sources)
     doc = sized(base, drive_bytes(sources), None if link is None else link[0])
-    found_declared = declared(store, sources)
+    found_declared = declared(sources)
     read = [] if found_declared is None else apply_declared(doc, *found_declared)
-    found_cache = measured_cache(store, sources)
+    found_cache = measured_cache(sources)
     cache_key, cache_read = (None, "no whole-drive fill that went past the cache: the base's cache size kept") \
         if found_cache is None else apply_cache(doc, *found_cache)
     params = parameters(candidate_text(doc, {}))

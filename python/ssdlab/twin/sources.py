@@ -30,6 +30,7 @@ class Source:
     host: dict[str, Any]  # a simulated drive's host (SimHost's fields); {} for a real drive
     figures: tuple[Figure, ...]
     durations: dict[str, float]  # test id: how long it took in the run (s)
+    scores: dict[str, dict[str, Any]]  # test id: its primary score, as stored
 
     def seconds(self, tests: Iterable[str]) -> float:
         """How long `tests` took in the run: how long the twin's take, relatively."""
@@ -61,7 +62,8 @@ def load_sources(store: Store, run_ids: Sequence[int]) -> list[Source]:
         if not tests:
             raise SsdlabError(f"run {run.id} has no finished test: give runs with results (`ssdlab show {run.id}`)")
         sources.append(Source(run, tests, dict(extras["options"].get(SIM_HOST) or {}),
-                              tuple(run_figures(store, run.id, tests)), {r.test.id: _seconds(r) for r in done}))
+                              tuple(run_figures(store, run.id, tests)), {r.test.id: _seconds(r) for r in done},
+                              {r.test.id: r.score for r in done if r.score is not None}))
     return sources
 
 
