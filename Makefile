@@ -46,9 +46,9 @@ rust-test:
 # made the tests that time fio or a replay fail under the load, one or two in each of three
 # clean-clone runs, and gained nothing reliable on 2 cores: BENCHMARKS.md). Bytecode is written
 # even where PYTHONDONTWRITEBYTECODE is set: each worker would otherwise compile (and rewrite
-# the asserts of) every test module anew, about 4 CPU-s each
+# the asserts of) every test module anew, about 4 CPU-s each. The twenty slowest are listed in every log
 py-test:
-	env -u PYTHONDONTWRITEBYTECODE SSDLAB_CARGO_PROFILE=$(PROFILE) $(BIN)/python -m pytest -q -n auto --maxprocesses 8 --dist worksteal
+	env -u PYTHONDONTWRITEBYTECODE SSDLAB_CARGO_PROFILE=$(PROFILE) $(BIN)/python -m pytest -q -n auto --maxprocesses 8 --dist worksteal --durations=20
 
 bench: setup
 	$(BIN)/python benchmarks/sim_speed.py

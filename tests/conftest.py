@@ -1,13 +1,12 @@
 import compileall
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 import ssdlab
+from tests.forked_cli import run_ssdlab
 
 # O_DIRECT needs a disk-backed filesystem; /tmp may be tmpfs on some machines.
 SCRATCH_ROOT = Path(os.environ.get("SSDLAB_TEST_SCRATCH", "/var/tmp"))
@@ -19,6 +18,12 @@ def pytest_configure(config):
     would otherwise compile the modules it imports again, a sixth of a second of CPU each."""
     if not hasattr(config, "workerinput"):
         compileall.compile_dir(Path(ssdlab.__file__).parent, quiet=2)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first, each module's tests still together and in order: xdist's workers
+    then end on short tests, not one of them on a minute-long run while the other waits."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -43,14 +48,14 @@ def scratch(tmp_path_factory):
     shutil.rmtree(path, ignore_errors=True)
 
 
-def run_cli(*args, db=None, check=True, timeout=600, **kwargs):
-    """`python -m ssdlab ARGS` as a user would run it; returns the CompletedProcess."""
-    argv = [sys.executable, "-m", "ssdlab", *map(str, args)]
-    if db is not None:
-        argv += ["--db", str(db)]
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **kwargs)
+def run_cli(*args, db=None, check=True, timeout=600, cwd=None, **popen):
+    """`python -m ssdlab ARGS` as a user would run it, a process of its own (forked_cli.py;
+    started by subprocess itself when given other `popen` arguments); returns the
+    CompletedProcess."""
+    args = [*map(str, args), *(["--db", str(db)] if db is not None else [])]
+    proc = run_ssdlab(args, cwd, timeout, **popen)
     if check and proc.returncode != 0:
-        raise AssertionError(f"{argv} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(f"{proc.args} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc
 
 

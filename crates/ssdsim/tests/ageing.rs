@@ -5,16 +5,13 @@
 //! for 20 P/E cycles, so that it wears out within a test; its SLC cache is retired
 //! beyond 10 cycles, well before its blocks wear out (from about 19).
 
-mod common;
-
-use common::KIB;
+use crate::common::{small_tlc_path, KIB};
 use ssdsim::health::SmartLog;
 use ssdsim::wear::age::{Age, AgeUnit};
 use ssdsim::{Drive, DriveConfig, Op, SimError, Step, StepResult};
 
 fn worn_out_preset() -> DriveConfig {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/small-tlc.toml");
+    let path = small_tlc_path();
     let mut doc: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
     let drive = doc["drive"].as_table_mut().unwrap();
     drive.insert("user_capacity_gb".into(), 2.0.into());

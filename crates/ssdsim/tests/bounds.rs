@@ -1,7 +1,6 @@
 //! The simulator's inputs at and beyond their bounds: every shipped preset
 //! loads, absurd steps are refused by name, and no step runs for ever.
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, DriveConfig, Op, Step};
 use std::path::Path;
 

@@ -1,7 +1,6 @@
 //! Calibration against the published figures listed in docs/simulator.md (tags CAL:...). Each test states its tolerance.
 //! The drives are on the platform of the measurements (`MEASURING_PLATFORM`): awake after every idle.
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, Op, Step};
 
 fn within(what: &str, got: f64, want: f64, tol: f64) {

@@ -7,8 +7,7 @@
 //! its blocks and of its user capacity: the same spare share, dies, timings and policies),
 //! so that every preset runs in seconds; the directions come from mechanisms, not from
 //! the size.
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, DriveConfig, Op, Step};
 
 /// Divisors of a preset's size tried in turn: the smallest drive whose spare still holds

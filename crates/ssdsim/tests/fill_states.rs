@@ -4,13 +4,11 @@
 //! a full drive's random writes pay for garbage collection, and a light rate-limited
 //! load sees an idle drive. On the 16 GB test preset (tests/data/small-tlc.toml, the
 //! SN850's NAND and dynamic cache at a small capacity).
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, DriveConfig, Op, Step, StepResult};
 
 fn small_tlc() -> Drive {
-    let p =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/small-tlc.toml");
+    let p = small_tlc_path();
     Drive::new(DriveConfig::from_file(&p).unwrap_or_else(|e| panic!("{e}"))).unwrap()
 }
 

@@ -4,13 +4,11 @@
 //! bursts back to cache speed, program/erase suspend for reads, and TRIM without a
 //! stall of deferred erases. On the 16 GB test preset (tests/data/small-tlc.toml: the
 //! SN850's NAND and dynamic cache at a small capacity) and variants of it.
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, DriveConfig, Op, Step, StepResult};
 
 fn small_tlc_text() -> String {
-    let p =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/small-tlc.toml");
+    let p = small_tlc_path();
     std::fs::read_to_string(p).unwrap()
 }
 

@@ -1,7 +1,6 @@
 //! Physics and timing: ceilings are never exceeded, reads take at least their
 //! parts, idle and series follow the step's definition.
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::histogram::{bin_index, bin_value};
 use ssdsim::{Drive, Op, Step};
 

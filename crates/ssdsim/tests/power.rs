@@ -2,16 +2,14 @@
 //! spent at the power of the state reached, the first command after an idle pays the exit
 //! latency of that state, and heavy sequential writing draws what was published
 //! (CALIBRATION.md, "Power under load", "Idle power states on Linux", tag CAL:POWER).
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::config::PowerConfig;
 use ssdsim::{Drive, DriveConfig, Op, Platform, Step, StepResult, Work};
 
 const NS: f64 = 1e-9;
 
 fn small_tlc() -> DriveConfig {
-    let p =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/small-tlc.toml");
+    let p = small_tlc_path();
     DriveConfig::from_file(p).unwrap()
 }
 

@@ -5,9 +5,7 @@
 //! The drive is the 16 GB test preset (tests/data/small-tlc.toml), whose [drive.errors]
 //! and [drive.ecc] are the TLC estimates of the built-in presets.
 
-mod common;
-
-use common::KIB;
+use crate::common::{small_tlc_path, KIB};
 use ssdsim::wear::age::{Age, AgeUnit};
 use ssdsim::wear::retention::PowerOff;
 use ssdsim::{Drive, DriveConfig, Op, Step, StepResult};
@@ -16,8 +14,7 @@ const HOUR: f64 = 3600.0;
 const YEAR: f64 = 365.25 * 24.0 * HOUR;
 
 fn small() -> DriveConfig {
-    let p =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/small-tlc.toml");
+    let p = small_tlc_path();
     DriveConfig::from_file(&p).unwrap()
 }
 

@@ -4,8 +4,7 @@
 //! each step's whole result, and its MB/s to read). A change of results must be a change
 //! of the model, explained where it is made: then regenerate the record with
 //! `UPDATE_SAME_RESULTS=1 cargo test --profile tests -p ssdsim --test same_results`.
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, DriveConfig, Op, Step};
 
 /// Firmware work on the test preset, its whole mapping table in DRAM (as most presets).
@@ -27,8 +26,7 @@ hit_ns = 500.0
 ";
 
 fn small_tlc(extra: &str, changes: &[(&str, &str)]) -> Drive {
-    let p =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/small-tlc.toml");
+    let p = small_tlc_path();
     let mut text = std::fs::read_to_string(p).unwrap();
     for (from, to) in changes {
         assert!(text.contains(from), "{from}");

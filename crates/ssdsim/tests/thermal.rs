@@ -1,8 +1,6 @@
 //! The drive's heat and throttling, emerging from its energy (CALIBRATION.md, "Thermal").
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdsim::health::SmartLog;
 use ssdsim::thermal::Cooling;
 use ssdsim::{Drive, DriveConfig, Op, Platform, SimError, Step, StepResult};

@@ -5,8 +5,7 @@
 //! SLC programs of 212 us) a lone 4 KiB write waits for a whole SLC program and costs a
 //! whole 32 KiB program unit of NAND, while writes of whole program units lose no space and
 //! keep the dies as busy as the write buffer did.
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, DriveConfig, Op, Platform, Step, StepResult};
 
 /// The test preset's SLC program time, ns.
@@ -15,8 +14,7 @@ const SLC_PROG_NS: f64 = 212_000.0;
 const PROGRAM_UNIT: u64 = 32 * KIB;
 
 fn small_tlc() -> DriveConfig {
-    let p =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/small-tlc.toml");
+    let p = small_tlc_path();
     DriveConfig::from_file(&p).unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -6,6 +6,12 @@ pub const KIB: u64 = 1024;
 pub const MIB: u64 = 1 << 20;
 pub const GIB: u64 = 1 << 30;
 
+/// The 16 GB test preset (the SN850's NAND and dynamic cache at a small capacity), shared
+/// with the Python tests.
+pub fn small_tlc_path() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/small-tlc.toml")
+}
+
 /// A preset from the repository's drives/ directory.
 pub fn preset(name: &str) -> DriveConfig {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
