@@ -21,7 +21,8 @@ demo: setup
 
 ## make test: set everything up, lint, and run every test (Rust and Python)
 test: PROFILE = tests
-test: setup lint rust-test py-test
+test: setup lint
+	scripts/test-lanes $(MAKE) --no-print-directory PROFILE=$(PROFILE)
 
 lint: setup
 	$(BIN)/ruff check python tests benchmarks scripts
@@ -46,9 +47,14 @@ rust-test:
 # made the tests that time fio or a replay fail under the load, one or two in each of three
 # clean-clone runs, and gained nothing reliable on 2 cores: BENCHMARKS.md). Bytecode is written
 # even where PYTHONDONTWRITEBYTECODE is set: each worker would otherwise compile (and rewrite
-# the asserts of) every test module anew, about 4 CPU-s each. The twenty slowest are listed in every log
+# the asserts of) every test module anew, about 4 CPU-s each. The twenty slowest are listed in
+# every log. MARK selects tests by marker (make test: scripts/test-lanes), WORKERS=0 runs them
+# in pytest's own process
+MARK ?=
+WORKERS ?= auto
 py-test:
-	env -u PYTHONDONTWRITEBYTECODE SSDLAB_CARGO_PROFILE=$(PROFILE) $(BIN)/python -m pytest -q -n auto --maxprocesses 8 --dist worksteal --durations=20
+	env -u PYTHONDONTWRITEBYTECODE SSDLAB_CARGO_PROFILE=$(PROFILE) $(BIN)/python -m pytest -q -n $(WORKERS) \
+		--maxprocesses 8 --dist worksteal --durations=20 $(if $(MARK),-m "$(MARK)")
 
 bench: setup
 	$(BIN)/python benchmarks/sim_speed.py

@@ -16,6 +16,7 @@ from tests.conftest import run_cli
 pytestmark = pytest.mark.slow
 
 
+@pytest.mark.waits
 def test_client_suite_at_small_scale_on_a_file(scratch):
     db = scratch / "e2e.db"
     run_cli("run", scratch / "drive.img", "--scale", "0.001", "--name", "<i>e2e</i>", db=db)

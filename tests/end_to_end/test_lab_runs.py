@@ -114,6 +114,7 @@ def test_trim_on_a_file_target_punches_holes_and_says_so(scratch):
 
 @pytest.mark.root
 @pytest.mark.slow
+@pytest.mark.waits
 def test_both_suites_on_a_loop_device_with_fio(scratch):
     require("blkdiscard", "wipefs")
     db = scratch / "dev.db"
