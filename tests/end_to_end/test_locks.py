@@ -110,6 +110,7 @@ def test_a_file_another_process_holds_is_refused_naming_it_and_left_untouched(sc
         pass
 
 
+@pytest.mark.waits
 def test_a_second_run_on_a_busy_file_is_refused_and_the_first_finishes(scratch):
     target = scratch / "drive.img"
     first = ssdlab("run", target, *FILE_TEST, db=scratch / "first.db")

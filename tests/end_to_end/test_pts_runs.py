@@ -65,6 +65,7 @@ def test_a_simulated_run_stopped_mid_round_resumes_from_its_last_round_to_the_sa
     assert read == [2 + 9 * r - 1 for r in range(1, whole.score["loops"][0]["steady"]["rounds_run"] + 1)]
 
 
+@pytest.mark.waits
 def test_a_file_run_stopped_mid_loop_resumes_from_its_last_round_without_running_it_again(scratch):
     request = session.RunRequest(target=str(scratch / "drive.img"), size=128 * MiB, suite="pts",
                                  tests=("pts-throughput",), scale=Scale(0.01), db=scratch / "ssdlab.db")

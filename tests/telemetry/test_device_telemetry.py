@@ -108,6 +108,7 @@ def pretend_namespace(scratch, hwmon):
         yield device, sysfs, sysfs.nvme_controller("nvme0", hwmon=hwmon) / "hwmon1"
 
 
+@pytest.mark.waits
 def test_health_alarm_temperature_throttle_and_energy_on_a_pretend_nvme_drive(scratch, state, monkeypatch, capsys):
     meter = scratch / "meter.py"
     meter.write_text("import time\nt0 = time.monotonic()\nwhile True:\n"
