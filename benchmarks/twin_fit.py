@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -62,15 +63,22 @@ def main() -> int:
                                 *(("--base", args.base) if args.base else ())))
         wall = time.monotonic() - start
     print(f"fit from {report['base']}: {wall:.0f} s, {report['evaluations']} runs measured, "
-          f"fitted RMS error {report['rms_error']:.1%}")
+          f"fitted rates' RMS error {report['rms_error']:.1%}, temperatures' {report['rms_kelvin']:.2f} K")
     for t in report["tests"]:
         use = "held out" if t["held_out"] else "fitted"
-        print(f"  run {t['run']} {t['test']:22} {use:8} {t['figures']:3} figures, median |error| "
-              f"{t['median_error']:.1%}, largest {t['largest_error']:+.1%}")
-    held = [abs(e) for t in report["tests"] if t["held_out"] for e in t["errors"].values()]
+        shown = (lambda e, sign="": f"{e:{sign}.2f} K") if t["unit"] == "°C" else (lambda e, sign="": f"{e:{sign}.1%}")
+        print(f"  run {t['run']} {t['test']:22} {use:8} {t['figures']:3} {t['unit']:4} figures, median |error| "
+              f"{shown(t['median_error'])}, largest {shown(t['largest_error'], '+')}")
+    for p in report["parameters"]:
+        if "thermal" in p["key"]:
+            print(f"  {p['key']}: {p['value']:g} (base {p['base']:g}; 10 % moves a temperature {p['warms']:.2f} K; "
+                  f"{'fitted' if p['determined'] else 'kept'})")
+    held = [abs(e) for t in report["tests"] if t["held_out"] and t["unit"] == "MB/s" for e in t["errors"].values()]
+    warm = [abs(e) for t in report["tests"] if t["held_out"] and t["unit"] == "°C" for e in t["errors"].values()]
     median = statistics.median(held)
     print(f"the cache: {report['cache']}")
     print(f"held-out fill-state figures ({len(held)}): median |error| {median:.1%} (limit {HELD_OUT_LIMIT:.0%}); "
+          f"their temperatures ({len(warm)}): median |error| {statistics.median(warm) if warm else math.nan:.2f} K; "
           f"fit {wall / 60:.1f} min (limit {TIME_LIMIT_S / 60:.0f})")
     return 0 if wall < TIME_LIMIT_S and median <= HELD_OUT_LIMIT else 1
 

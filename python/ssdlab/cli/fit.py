@@ -17,6 +17,7 @@ from ssdlab.cli.simulations import runner_for as where
 from ssdlab.errors import SsdlabError
 from ssdlab.store import Store
 from ssdlab.text import require_utf8
+from ssdlab.twin.figures import TEMPERATURE
 
 
 def fit_command(
@@ -60,26 +61,35 @@ def fit_command(
 
 def _print(report: dict, output: Path) -> None:
     table = Table(title=f"twin of {shown(report['drive'])}, from {shown(report['base'])}", title_justify="left")
-    for column in ("parameter", "twin", "base", "search", "10 % moves a figure", "RMS error rise at ±10 %"):
+    heat = not math.isnan(report["rms_kelvin"])
+    columns = ["parameter", "twin", "base", "search", "10 % moves a rate", *(["a temperature"] if heat else []),
+               "RMS error rise at ±10 %"]
+    for column in columns:
         table.add_column(column)
     for p in report["parameters"]:
         kept = "" if p["determined"] else " (kept: not determined)"
         table.add_row(p["key"], f"{p['value']:g}{kept}", f"{p['base']:g}", f"{p['low']:g}..{p['high']:g}",
-                      f"{p['moves']:.1%}", f"{p['rise']:.2%}")
+                      f"{p['moves']:.1%}", *([f"{p['warms']:.1f} K"] if heat else []), f"{p['rise']:.2%}")
     console.print(table)
     errors = Table(title="the twin's error per test", title_justify="left")
     for column in ("run", "test", "figures", "median |error|", "largest", "use"):
         errors.add_column(column)
     for e in report["tests"]:
-        errors.add_row(str(e["run"]), e["test"], str(e["figures"]), _percent(e["median_error"], sign=""),
-                       _percent(e["largest_error"]), "held out" if e["held_out"] else "fitted")
+        kelvins = e["unit"] == TEMPERATURE
+        errors.add_row(str(e["run"]), e["test"], f"{e['figures']} {'temperatures' if kelvins else 'rates'}",
+                       _error(e["median_error"], kelvins, sign=""), _error(e["largest_error"], kelvins),
+                       "held out" if e["held_out"] else "fitted")
     console.print(errors)
+    console.print(f"fitted rates within {report['rms_error']:.1%} RMS"
+                  + (f", temperatures within {report['rms_kelvin']:.1f} K RMS" if heat else ""), highlight=False)
     console.print(f"declared by the drive: {shown('; '.join(report['declared']))}", highlight=False)
     console.print(f"the SLC cache: {shown(report['cache'])}", highlight=False)
     console.print(f"the twin: {shown(str(output))} (`ssdlab run sim:{shown(str(output))}`); "
                   f"{report['evaluations']} runs measured", highlight=False)
 
 
-def _percent(value: float, sign: str = "+") -> str:
-    return "-" if value is None or math.isnan(value) else f"{value:{sign}.1%}"
+def _error(value: float, kelvins: bool, sign: str = "+") -> str:
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value:{sign}.1f} K" if kelvins else f"{value:{sign}.1%}"
 

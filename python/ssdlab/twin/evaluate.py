@@ -28,7 +28,7 @@ from ssdlab.twin.figures import run_figures
 from ssdlab.twin.sources import Source
 
 Values = dict[str, float]  # preset key (from `drive.`) to value
-Measured = dict[tuple[int, str, str], float]  # (source, test, figure name) to MB/s
+Measured = dict[tuple[int, str, str], float]  # (source, test, figure name) to its value (figures.py)
 
 
 def candidate_text(doc: tomlkit.TOMLDocument, values: Values) -> str:
@@ -53,7 +53,7 @@ class EvaluationCache:
     """Figures measured so far, by candidate, source run and test, kept in a JSON file (None:
     in memory). A test's figures are its own: each test of a run starts from a purged drive."""
 
-    VERSION = 2
+    VERSION = 3  # 3: temperatures among the figures
 
     def __init__(self, path: Path | None):
         self.path = path
@@ -103,7 +103,10 @@ class Evaluator:
 
     def measure(self, asked: Sequence[tuple[Values, Sequence[tuple[int, str]]]]) -> list[Measured]:
         """Each candidate's figures on its tests ((source, test id) pairs), the tests not yet
-        measured run side by side: a run per candidate and source, the longest first."""
+        measured run side by side: a run per candidate and source, the longest first. Where a
+        source holds temperatures, its run has the tests before them too, in its order: a
+        test's rates hardly depend on them (each starts from a purged drive), its temperatures
+        do (each starts as warm as they left it)."""
         jobs, owners = [], []
         for values, tests in asked:
             missing = [(i, t) for i, t in dict.fromkeys(tests) if self.cache.get(self.cache.key(values, i, t)) is None]
@@ -112,6 +115,8 @@ class Evaluator:
             text = candidate_text(self.doc, values)
             for i, source in enumerate(self.sources):
                 wanted = tuple(t for s, t in missing if s == i)
+                if wanted and source.warmed:  # a test starts as warm as the tests before it left the drive
+                    wanted = source.tests[:1 + max(source.tests.index(t) for t in wanted)]
                 if wanted and (values, i, wanted) not in owners:
                     owners.append((values, i, wanted))
                     jobs.append(RunJob(self._request(source, text, wanted, len(jobs))))
@@ -128,15 +133,15 @@ class Evaluator:
                     for t in wanted:
                         found[self.cache.key(values, i, t)] = {}
                     for f in run_figures(store, outcome.run_id, wanted):
-                        found[self.cache.key(values, i, f.test)][f.name] = f.mbps
+                        found[self.cache.key(values, i, f.test)][f.name] = f.value
             self.cache.put(found)
             self.measured_runs += len(jobs)
         measured = []
         for values, tests in asked:
             figures: Measured = {}
             for i, t in tests:
-                for name, mbps in (self.cache.get(self.cache.key(values, i, t)) or {}).items():
-                    figures[(i, t, name)] = mbps
+                for name, value in (self.cache.get(self.cache.key(values, i, t)) or {}).items():
+                    figures[(i, t, name)] = value
             measured.append(figures)
         return measured
 

@@ -1,10 +1,13 @@
 """The figures a twin is fitted to and judged by: what a stored run measured, step by step.
 
-A figure is one number of one test: the data rate (MB/s over busy time) of each measured
-step, named by the step's label ("QD4", "read 70%"), and, for a fill, its curve: the mean
-rate over each twentieth of the data written (bytes over time), so that a curve weighs as
-much whatever the fill's length or its segments' size. Only positive rates are figures (a
-fit compares them as ratios).
+A figure is one number of one test, a rate or a temperature. Rates: the data rate (MB/s over
+busy time) of each measured step, named by the step's label ("QD4", "read 70%"), and, for a
+fill, its curve: the mean rate over each twentieth of the data written (bytes over time), so
+that a curve weighs as much whatever the fill's length or its segments' size. Only positive
+rates are figures (a fit compares them as ratios). Temperatures: the drive's, over each step
+that has a series of them (preconditioning too: the drive warms there as well), the mean over
+each quarter of the step's busy time, so that its rise and its level both count (a fit
+compares them as differences, in kelvins).
 """
 
 from __future__ import annotations
@@ -16,13 +19,16 @@ from ssdlab.model import Phase, TestStatus
 from ssdlab.store import StepRecord, Store
 
 FILL_BINS = 20
+TEMPERATURE_PARTS = 4
+RATE, TEMPERATURE = "MB/s", "°C"
 
 
 @dataclass(frozen=True)
 class Figure:
     test: str  # the test's id
     name: str  # within the test: the step's label, or the fill's share ("fill 35-40 %")
-    mbps: float
+    value: float
+    unit: str = RATE
 
     @property
     def key(self) -> tuple[str, str]:
@@ -43,21 +49,48 @@ def run_figures(store: Store, run_id: int, tests: Iterable[str] | None = None) -
 
 
 def step_figures(test: str, steps: Sequence[StepRecord]) -> list[Figure]:
-    """The figures of one test's stored steps: each measured step's rate; a fill's curve."""
+    """The figures of one test's stored steps: each measured step's rate; a fill's curve; the
+    temperatures of each step with a series of them."""
     figures: list[Figure] = []
-    seen: dict[str, int] = {}
+    rated: dict[str, int] = {}
+    warmed: dict[str, int] = {}
     for record in steps:
         step, result = record.step, record.result
+        if (series := record.telemetry.temperature) and any(c is not None for c in series.celsius):
+            figures += temperature_figures(test, _counted(warmed, step.label), series.celsius, result.busy_s)
         if step.phase is not Phase.MEASURE:
             continue
         if result.per_gib:
             figures += fill_figures(test, [(p.gib, p.mbps) for p in result.per_gib])
-            continue
-        if result.mbps <= 0:
-            continue
-        seen[step.label] = seen.get(step.label, 0) + 1  # a label measured again (repeats) is its own figure
-        name = step.label if seen[step.label] == 1 else f"{step.label} #{seen[step.label]}"
-        figures.append(Figure(test, name, result.mbps))
+        elif result.mbps > 0:
+            figures.append(Figure(test, _counted(rated, step.label), result.mbps))
+    return figures
+
+
+def _counted(seen: dict[str, int], label: str) -> str:
+    """A step's name: its label, numbered when the label comes again (repeats)."""
+    seen[label] = seen.get(label, 0) + 1
+    return label if seen[label] == 1 else f"{label} #{seen[label]}"
+
+
+def temperature_figures(test: str, step: str, celsius: Sequence[float | None], seconds: float) -> list[Figure]:
+    """A step's temperatures: the mean over each quarter of its `seconds` of busy time, each
+    reading standing for its second (the last one for what is left of the step), so that a
+    twin a little faster or slower than the drive gives the same figures, a little moved, not
+    a reading more or less in a quarter."""
+    n = len(celsius)
+    span = seconds if n - 1 < seconds <= n else float(n)  # else the series' own length
+    readings = [(i, c) for i, c in enumerate(celsius) if c is not None]
+    figures = []
+    for k in range(TEMPERATURE_PARTS):
+        start, end = span * k / TEMPERATURE_PARTS, span * (k + 1) / TEMPERATURE_PARTS
+        weights = [(min(end, i + 1) - max(start, i), c) for i, c in readings]
+        total = sum(w for w, _ in weights if w > 0)
+        if total > 0:
+            value = sum(w * c for w, c in weights if w > 0) / total
+        else:  # no reading within the quarter: the nearest one
+            value = min(readings, key=lambda r: abs(r[0] + 0.5 - (start + end) / 2))[1]
+        figures.append(Figure(test, f"{step} °C {k + 1}/{TEMPERATURE_PARTS}", value, TEMPERATURE))
     return figures
 
 

@@ -18,8 +18,8 @@ from ssdlab.twin.cache import apply_cache, measured_cache
 from ssdlab.twin.declared import apply_declared, declared
 from ssdlab.twin.evaluate import EvaluationCache, Evaluator, candidate_text
 from ssdlab.twin.search import errors, fitted_tests, search
-from ssdlab.twin.sources import load_sources
-from ssdlab.twin.space import parameters
+from ssdlab.twin.sources import Source, load_sources
+from ssdlab.twin.space import SIMULATOR_COOLING, parameters
 from ssdlab.twin.writer import twin_text
 
 
@@ -44,7 +44,7 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     found_cache = measured_cache(sources)
     cache_key, cache_read = (None, "no whole-drive fill that went past the cache: the base's cache size kept") \
         if found_cache is None else apply_cache(doc, *found_cache)
-    params = parameters(candidate_text(doc, {}))
+    params = parameters(candidate_text(doc, {}), warmed_coolings(sources))
     cache = EvaluationCache(output.with_name(output.name + ".fit.json"))
     evaluator = Evaluator(doc, sources, cache, jobs, runner_for)
     try:
@@ -58,24 +58,31 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     partial = output.with_name(output.name + ".partial")
     partial.write_text(text)
     partial.replace(output)
-    per_test: dict[tuple[int, str], dict[str, float]] = {}
+    per_test: dict[tuple[int, str, str], dict[str, float]] = {}
     for i, figure, error in errors(twin, sources, set(every)):
-        per_test.setdefault((i, figure.test), {})[figure.name] = error
+        per_test.setdefault((i, figure.test, figure.unit), {})[figure.name] = error
     return {
         "drive": sources[0].run.identity.get("model") or sources[0].run.target,
         "runs": [s.run.id for s in sources], "base": base.name, "output": str(output),
-        "rms_error": found.rms, "evaluations": evaluator.measured_runs,
+        "rms_error": found.rms, "rms_kelvin": found.rms_kelvin, "evaluations": evaluator.measured_runs,
         "declared": read if found_declared else ["no power-states test among the runs: the base's table and "
                                                  "thresholds kept"],
         "cache": cache_read,
         "parameters": [{"key": p.key, "what": p.what, "value": found.values[p.key], "base": p.base, "low": p.low,
-                        "high": p.high, "moves": found.moves[p.key], "rise": found.rise[p.key],
+                        "high": p.high, "moves": found.moves[p.key], "warms": found.warms[p.key],
+                        "rise": found.rise[p.key],
                         "determined": found.determined(p.key)} for p in params],
-        "tests": [{"run": sources[i].run.id, "test": test, "figures": len(errs), "held_out": test in held_out,
-                   "median_error": _median_abs(list(errs.values())), "largest_error": max(errs.values(), key=_size),
-                   "errors": errs}
-                  for (i, test), errs in per_test.items()],
+        "tests": [{"run": sources[i].run.id, "test": test, "unit": unit, "figures": len(errs),
+                   "held_out": test in held_out, "median_error": _median_abs(list(errs.values())),
+                   "largest_error": max(errs.values(), key=_size), "errors": errs}
+                  for (i, test, unit), errs in per_test.items()],
     }
+
+
+def warmed_coolings(sources: Sequence[Source]) -> set[str]:
+    """The coolings of the runs that hold the drive's temperatures (the simulator's own where a
+    run names none): whose thermal resistance the search estimates."""
+    return {str(s.host.get("cooling") or SIMULATOR_COOLING) for s in sources if s.warmed}
 
 
 def _median_abs(errs: list[float]) -> float:

@@ -1,10 +1,13 @@
 """The search for a twin's parameters: bounded nonlinear least squares (scipy.optimize's
-trust-region reflective method) over the log of each parameter, on the log ratio of each
-figure the twin gives to the one the drive gave.
+trust-region reflective method) over the log of each parameter, on the log ratio of each rate
+the twin gives to the one the drive gave, and on the difference of each temperature, a kelvin
+counting as a 1 % error of a rate (a drive's rates repeat to a few percent, its temperatures to
+a kelvin or two: KELVIN).
 
-Residuals. Every figure of every fitted test counts, each test's figures weighed by one over
-the square root of their number, so that an 11-step sweep and a single burst weigh alike.
-A figure the twin does not give (a step it could not run) counts as a tenfold error.
+Residuals. Every figure of every fitted test counts, each test's rates weighed by one over the
+square root of their number, and its temperatures alike, so that an 11-step sweep and a single
+burst weigh alike. A figure the twin does not give (a step it could not run) counts as a
+tenfold error.
 
 Jacobian. Forward differences of STEP in log space (about 10 %), all parameters of one
 iteration measured at once, side by side (the simulation is deterministic but made of
@@ -15,10 +18,14 @@ no random read): the other tests' figures are taken as unmoved. That keeps the c
 (the whole-drive fill) to the parameters that shape them.
 
 How well the data determine a parameter, from the last Jacobian: the largest change of any
-fitted figure when it alone moves by 10 % (`moves`), and the rise of the fitted figures' RMS
-error that move costs at the fit (`rise`, its quadratic term: at a minimum the linear one is
-nil). A parameter whose 10 % moves no figure by DETERMINED is not told by the runs (a real
-drive's figures repeat to a few percent), and the twin keeps the base's typical value.
+fitted rate when it alone moves by 10 % (`moves`), of any fitted temperature (`warms`), and
+the rise of the fitted figures' RMS error that move costs at the fit (`rise`, its quadratic
+term: at a minimum the linear one is nil). A parameter is told by the runs when its 10 %, or
+its whole way from the base's value to the fitted one (at the same slope: `steps` of 10 %),
+moves a rate by DETERMINED or a temperature by DETERMINED_K (a real drive's rates repeat to a
+few percent, its temperatures are whole degrees): a heat capacity a third of the base's
+moves the temperatures by kelvins though 10 % of it moves them little. Else the twin keeps
+the base's typical value.
 """
 
 from __future__ import annotations
@@ -31,16 +38,18 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from ssdlab.twin.evaluate import Evaluator, Measured, Values
-from ssdlab.twin.figures import Figure
+from ssdlab.twin.figures import RATE, TEMPERATURE, Figure
 from ssdlab.twin.sources import Source
 from ssdlab.twin.space import Parameter
 
 STEP = 0.1  # forward difference, in log space
 TEN_PERCENT = math.log(1.1)
-DETERMINED = 0.02  # the largest figure change at 10 %, below which a parameter is taken as undetermined
+DETERMINED = 0.02  # the largest rate change at 10 %, below which a parameter is taken as undetermined
+DETERMINED_K = 1.0  # the same of a temperature (K): a drive reports whole degrees
 MISSING = math.log(10.0)
 SPARSE = 1e-3  # a test whose figures a parameter's step moves by less than this (log ratio) is not re-measured
 MAX_ITERATIONS = 12
+KELVIN = 0.01  # a temperature's error of 1 K weighs as a rate's of 1 % (a log ratio of 0.01)
 
 
 @dataclass(frozen=True)
@@ -48,12 +57,17 @@ class Fitted:
     """What the search found: each parameter's value and how much the data tell it."""
 
     values: Values
-    moves: dict[str, float]  # key: the largest change of a fitted figure at 10 % (fraction)
-    rise: dict[str, float]  # key: the RMS error's rise at +-10 % (fraction)
-    rms: float  # RMS of the fitted figures' log errors at the end
+    moves: dict[str, float]  # key: the largest change of a fitted rate at 10 % (fraction)
+    warms: dict[str, float]  # key: the largest change of a fitted temperature at 10 % (K)
+    rise: dict[str, float]  # key: the RMS error's rise at +-10 % (fraction; 1 K counting as 1 %)
+    rms: float  # RMS of the fitted rates' log errors at the end (a fraction)
+    rms_kelvin: float  # RMS of the fitted temperatures' errors at the end (K; nan without any)
+
+    steps: dict[str, float]  # key: the fitted value's way from the base's, in steps of 10 %
 
     def determined(self, key: str) -> bool:
-        return self.moves[key] >= DETERMINED
+        way = max(1.0, self.steps[key])
+        return way * self.moves[key] >= DETERMINED or way * self.warms[key] >= DETERMINED_K
 
 
 def fitted_tests(sources: Sequence[Source], held_out: set[str]) -> list[tuple[int, str]]:
@@ -75,11 +89,7 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
         return {p.key: p.from_x(v) for p, v in zip(params, x)}
 
     def residuals_of(measured: Measured) -> np.ndarray:
-        r = []
-        for (i, f), w in zip(wanted, weights):
-            got = measured.get((i, f.test, f.name))
-            r.append(w * (math.log(got / f.mbps) if got and got > 0 else MISSING))
-        return np.array(r)
+        return np.array([w * residual(f, measured.get((i, f.test, f.name))) for (i, f), w in zip(wanted, weights)])
 
     def fun(x: np.ndarray) -> np.ndarray:
         (measured,) = evaluator.measure([(values_at(x), tests)])
@@ -117,35 +127,58 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
     j = jac(result.x)
     rms = _rms(result.fun, weights)
     w = np.array(weights)
-    moves = {p.key: float(math.expm1(np.max(np.abs(column / w)) * TEN_PERCENT)) for p, column in zip(params, j.T)}
+    rates = [k for k, (_, f) in enumerate(wanted) if f.unit == RATE]
+    heat = [k for k, (_, f) in enumerate(wanted) if f.unit == TEMPERATURE]
+    moves = {p.key: float(math.expm1(np.max(np.abs(column[rates] / w[rates]), initial=0.0) * TEN_PERCENT))
+             for p, column in zip(params, j.T)}
+    warms = {p.key: float(np.max(np.abs(column[heat] / w[heat]), initial=0.0) * TEN_PERCENT / KELVIN)
+             for p, column in zip(params, j.T)}
     square = float(np.sum(result.fun ** 2))
     rise = {p.key: _rms_of(square + float(np.sum((TEN_PERCENT * column) ** 2)), weights) - rms
             for p, column in zip(params, j.T)}
-    values = {p.key: (p.from_x(v) if moves[p.key] >= DETERMINED else p.base) for p, v in zip(params, result.x)}
-    return Fitted(values, moves, rise, rms)
+    fitted = Fitted({}, moves, warms, rise, _rms(result.fun[rates], [weights[k] for k in rates]),
+                    _rms(result.fun[heat], [weights[k] for k in heat], KELVIN) if heat else math.nan,
+                    {p.key: float(abs(v - p.to_x(p.base))) / TEN_PERCENT for p, v in zip(params, result.x)})
+    fitted.values.update({p.key: p.from_x(v) if fitted.determined(p.key) else p.base for p, v in zip(params, result.x)})
+    return fitted
+
+
+def residual(figure: Figure, got: float | None) -> float:
+    """The twin's `got` against the drive's figure: a rate's log ratio, a temperature's
+    difference in units of KELVIN; MISSING where the twin gave none."""
+    if figure.unit == TEMPERATURE:
+        return MISSING if got is None else (got - figure.value) * KELVIN
+    return math.log(got / figure.value) if got and got > 0 else MISSING
 
 
 def errors(measured: Measured, sources: Sequence[Source],
            tests: set[tuple[int, str]]) -> list[tuple[int, Figure, float]]:
-    """(source, figure, the twin's relative error) for each figure of `tests`."""
+    """(source, figure, the twin's error) for each figure of `tests`: relative for a rate, in
+    kelvins for a temperature."""
     out = []
     for i, s in enumerate(sources):
         for f in s.figures:
             if (i, f.test) in tests:
                 got = measured.get((i, f.test, f.name))
-                out.append((i, f, (got / f.mbps - 1) if got else math.nan))
+                if got is None:
+                    out.append((i, f, math.nan))
+                else:
+                    out.append((i, f, got - f.value if f.unit == TEMPERATURE else got / f.value - 1))
     return out
 
 
 def _weights(wanted: Sequence[tuple[int, Figure]]) -> list[float]:
-    counts: dict[tuple[int, str], int] = {}
+    counts: dict[tuple[int, str, str], int] = {}
     for i, f in wanted:
-        counts[(i, f.test)] = counts.get((i, f.test), 0) + 1
-    return [1 / math.sqrt(counts[(i, f.test)]) for i, f in wanted]
+        counts[(i, f.test, f.unit)] = counts.get((i, f.test, f.unit), 0) + 1
+    return [1 / math.sqrt(counts[(i, f.test, f.unit)]) for i, f in wanted]
 
 
-def _rms(r: np.ndarray, weights: Sequence[float]) -> float:
-    """The weighted RMS of the log errors, as a fraction (exp - 1)."""
+def _rms(r: np.ndarray, weights: Sequence[float], kelvin: float | None = None) -> float:
+    """The weighted RMS of the residuals: of log errors as a fraction (exp - 1), or with
+    `kelvin` (the residual of 1 K) in kelvins."""
+    if kelvin is not None:
+        return math.sqrt(float(np.sum(r ** 2)) / float(np.sum(np.array(weights) ** 2))) / kelvin
     return _rms_of(float(np.sum(r ** 2)), weights)
 
 

@@ -18,7 +18,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.model import Run, TestStatus
 from ssdlab.session import SIM_HOST
 from ssdlab.store import Store, TestRecord
-from ssdlab.twin.figures import Figure, run_figures
+from ssdlab.twin.figures import TEMPERATURE, Figure, run_figures
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,11 @@ class Source:
     figures: tuple[Figure, ...]
     durations: dict[str, float]  # test id: how long it took in the run (s)
     scores: dict[str, dict[str, Any]]  # test id: its primary score, as stored
+
+    @property
+    def warmed(self) -> bool:
+        """Does the run hold the drive's temperatures?"""
+        return any(f.unit == TEMPERATURE for f in self.figures)
 
     def seconds(self, tests: Iterable[str]) -> float:
         """How long `tests` took in the run: how long the twin's take, relatively."""

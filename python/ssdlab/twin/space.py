@@ -8,14 +8,23 @@ second. The search moves each in log space within a window around the base prese
 (WINDOW either way), clipped to the simulator's own bounds (bounds.rs, `_ssdsim.preset_bounds`):
 a twin is a drive of the same kind as its base, not any preset the bounds allow.
 
-Everything else (geometry, power, heat, wear, errors) is not estimated: it is read from the
-runs where they say it (capacity) or kept at the base preset's typical values.
+Where the runs hold the drive's temperatures, the heat it makes is searched too (THERMAL):
+the resistance of the mounting the runs had (`{cooling}`: the run's cooling, the simulator's
+own where a run names none) behind the level the drive settles at, the board's heat capacity
+behind how slowly it gets there, the controller's own resistance behind its quick rise. They
+absorb what the base's power model gives differently from the drive's: a twin's temperatures
+are fitted, its watts are the base's.
+
+Everything else (geometry, power, wear, errors) is not estimated: it is read from the runs
+where they say it (capacity) or kept at the base preset's typical values.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ssdlab import _ssdsim
@@ -38,6 +47,13 @@ PARAMETERS = (
     ("cache.max_cell_share", "SLC cache cap: the fill's first phase"),
     ("cache.busy_fold_ratio", "folding while writing: the fill's later phases"),
 )
+THERMAL = (
+    ("thermal.rc.{cooling}_k_per_w", "the mounting's thermal resistance: the temperature the drive settles at"),
+    ("thermal.rc.board_j_per_k", "the board's heat capacity: how slowly the drive warms"),
+    ("thermal.rc.controller_k_per_w", "the controller's own resistance: its quick rise over the board"),
+)
+# the simulator's cooling where a run names none (the default of `_ssdsim.Drive`)
+SIMULATOR_COOLING = inspect.signature(_ssdsim.Drive).parameters["cooling"].default
 
 
 @dataclass(frozen=True)
@@ -57,12 +73,17 @@ class Parameter:
         return round(value) if self.integer else float(f"{value:.6g}")  # an integer field takes no 4096.0
 
 
-def parameters(base_toml: str) -> list[Parameter]:
-    """The parameters the base preset has, each with its search window."""
+def parameters(base_toml: str, coolings: Collection[str] = ()) -> list[Parameter]:
+    """The parameters the base preset has, each with its search window; with the thermal ones
+    for each of `coolings` (the runs' with temperatures), when there are any."""
     native = tomllib.loads(base_toml)["drive"].get("native_mode", "tlc")
     bounds = {b["key"]: b for b in _ssdsim.preset_bounds(base_toml)}
+    patterns = list(PARAMETERS)
+    for cooling in sorted(coolings):
+        patterns += [(pattern.format(cooling=cooling), what) for pattern, what in THERMAL
+                     if (pattern.format(cooling=cooling), what) not in patterns]
     found = []
-    for pattern, what in PARAMETERS:
+    for pattern, what in patterns:
         key = "drive." + pattern.format(native=native)
         if key not in bounds:
             continue  # the base has no such field (a static cache has no max_cell_share)

@@ -3,6 +3,7 @@ set carrying where it came from, in the citation style of the built-in presets."
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -45,15 +46,28 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
         if fitted.determined(p.key):
             table[leaf] = fitted.values[p.key]
             table[leaf].comment(
-                f"fitted to {fitted_to} ({tests} tests): 10 % moves a figure "
-                f"{fitted.moves[p.key]:.0%}, the RMS error +{fitted.rise[p.key]:.1%} (searched {p.low:g}..{p.high:g})")
+                f"fitted to {fitted_to} ({tests} tests): 10 % moves {moved(fitted, p.key)}, the RMS error "
+                f"+{fitted.rise[p.key]:.1%} (searched {p.low:g}..{p.high:g})")
         elif p.key not in read:
             table[leaf].comment(
-                f"typical value, the base's ({base.name}): the runs do not determine it (10 % moves no figure "
-                f"more than {fitted.moves[p.key]:.1%})")
+                f"typical value, the base's ({base.name}): the runs do not determine it (10 % moves "
+                f"{moved(fitted, p.key, at_most=True)})")
     header = (f"# A simulated twin of {model}, fitted by `ssdlab fit` to run{'s' if len(sources) > 1 else ''} "
               f"{runs} (ssdlab's database).\n"
               f"# Values without a fitted or read note are the base preset's ({base.name}), with its citations:\n"
               "# typical values the runs cannot tell. What a twin can and cannot predict: docs/twin.md.\n\n")
     return header + tomlkit.dumps(out)
 
+
+def moved(fitted: Fitted, key: str, at_most: bool = False) -> str:
+    """What 10 % of `key` moves (`at_most`: no more than that): a rate, by a share; a
+    temperature, where the runs hold any, by kelvins."""
+    rate, kelvin = f"{fitted.moves[key]:.1%}", f"{fitted.warms[key]:.1f} K"
+    heat = not math.isnan(fitted.rms_kelvin)
+    if at_most:
+        return f"no rate more than {rate}" + (f" and no temperature more than {kelvin}" if heat else "")
+    text = f"a rate {rate}" + (f", a temperature {kelvin}" if heat else "")
+    if (way := fitted.steps[key]) > 1:  # the whole way from the base's value, at that slope
+        text += (f"; the way from the base's {way * fitted.moves[key]:.1%}"
+                 + (f", {way * fitted.warms[key]:.1f} K" if heat else ""))
+    return text
