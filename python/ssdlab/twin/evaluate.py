@@ -26,6 +26,7 @@ from ssdlab.store import Store
 from ssdlab.suites import builtin_names as builtin_suites
 from ssdlab.twin.figures import run_figures
 from ssdlab.twin.sources import Source
+from ssdlab.twin.space import ambient_key, source_of_ambient
 
 Values = dict[str, float]  # preset key (from `drive.`) to value
 Measured = dict[tuple[int, str, str], float]  # (source, test, figure name) to its value (figures.py)
@@ -35,6 +36,8 @@ def candidate_text(doc: tomlkit.TOMLDocument, values: Values) -> str:
     """The base document with `values` set."""
     changed = tomlkit.parse(tomlkit.dumps(doc))
     for key, value in values.items():
+        if source_of_ambient(key) is not None:
+            continue  # a run's condition
         table, leaf = table_of(changed, key)
         table[leaf] = value
     return tomlkit.dumps(changed)
@@ -119,7 +122,7 @@ class Evaluator:
                     wanted = source.tests[:1 + max(source.tests.index(t) for t in wanted)]
                 if wanted and (values, i, wanted) not in owners:
                     owners.append((values, i, wanted))
-                    jobs.append(RunJob(self._request(source, text, wanted, len(jobs))))
+                    jobs.append(RunJob(self._request(source, text, wanted, len(jobs), values.get(ambient_key(i)))))
         if jobs:
             order = sorted(range(len(jobs)), key=lambda n: -self.sources[owners[n][1]].seconds(owners[n][2]))
             jobs, owners = [jobs[n] for n in order], [owners[n] for n in order]
@@ -145,8 +148,13 @@ class Evaluator:
             measured.append(figures)
         return measured
 
-    def _request(self, source: Source, text: str, tests: tuple[str, ...], n: int) -> RunRequest:
+    def _request(self, source: Source, text: str, tests: tuple[str, ...], n: int,
+                 ambient_c: float | None) -> RunRequest:
+        """Source `source`'s tests run on candidate `text`, as the source was measured (in
+        `ambient_c` where its run did not record the air around the drive)."""
         conditions = source.conditions()
+        if ambient_c is not None:
+            conditions["ambient_c"] = ambient_c
         # the suite names the run and lists its tests, which the request lists itself: a
         # built-in one, which a cluster's workers have too
         suite = source.run.suite if source.run.suite in builtin_suites() else "client"

@@ -17,9 +17,10 @@ from ssdlab.twin.base import choose_base, drive_bytes, drive_link, sized
 from ssdlab.twin.cache import apply_cache, measured_cache
 from ssdlab.twin.declared import apply_declared, declared
 from ssdlab.twin.evaluate import EvaluationCache, Evaluator, candidate_text
+from ssdlab.twin.figures import TEMPERATURE
 from ssdlab.twin.search import errors, fitted_tests, search
 from ssdlab.twin.sources import Source, load_sources
-from ssdlab.twin.space import SIMULATOR_COOLING, parameters
+from ssdlab.twin.space import SIMULATOR_COOLING, ambient_parameter, parameters
 from ssdlab.twin.writer import twin_text
 
 
@@ -44,7 +45,9 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     found_cache = measured_cache(sources)
     cache_key, cache_read = (None, "no whole-drive fill that went past the cache: the base's cache size kept") \
         if found_cache is None else apply_cache(doc, *found_cache)
-    params = parameters(candidate_text(doc, {}), warmed_coolings(sources))
+    params = parameters(candidate_text(doc, {}), warmed_coolings(sources)) + [
+        ambient_parameter(i, s.run.id, min(f.value for f in s.figures if f.unit == TEMPERATURE))
+        for i, s in enumerate(sources) if s.warmed and s.run.target_kind != "sim"]
     cache = EvaluationCache(output.with_name(output.name + ".fit.json"))
     evaluator = Evaluator(doc, sources, cache, jobs, runner_for)
     try:

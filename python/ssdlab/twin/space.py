@@ -54,6 +54,11 @@ THERMAL = (
 )
 # the simulator's cooling where a run names none (the default of `_ssdsim.Drive`)
 SIMULATOR_COOLING = inspect.signature(_ssdsim.Drive).parameters["cooling"].default
+# A real drive's run does not record the air around it: where it holds temperatures, its
+# ambient is searched beside the preset's parameters (a condition of that run, not of the
+# twin), from a few kelvins under its coolest reading, within the range of a room or a lab
+AMBIENT_RANGE_C = (5.0, 50.0)
+AMBIENT_BELOW_COOLEST_K = 5.0
 
 
 @dataclass(frozen=True)
@@ -93,3 +98,20 @@ def parameters(base_toml: str, coolings: Collection[str] = ()) -> list[Parameter
         found.append(Parameter(key, what, b["value"], max(floor, start / WINDOW), min(b["max"], start * WINDOW),
                                b["integer"]))
     return found
+
+
+def ambient_key(source: int) -> str:
+    """The searched value of source `source`'s ambient (a condition, not a preset key)."""
+    return f"ambient_c of source {source}"
+
+
+def source_of_ambient(key: str) -> int | None:
+    """The source whose ambient `key` is; None for a preset key."""
+    return int(key.rsplit(" ", 1)[1]) if key.startswith("ambient_c of source ") else None
+
+
+def ambient_parameter(source: int, run_id: int, coolest_c: float) -> Parameter:
+    low, high = AMBIENT_RANGE_C
+    start = min(max(coolest_c - AMBIENT_BELOW_COOLEST_K, low), high)
+    return Parameter(ambient_key(source), f"the air around the drive in run {run_id} (not recorded)", start, low,
+                     high, False)

@@ -14,7 +14,7 @@ from ssdlab.twin.evaluate import table_of
 from ssdlab.twin.origin import Origin
 from ssdlab.twin.search import Fitted
 from ssdlab.twin.sources import Source
-from ssdlab.twin.space import Parameter
+from ssdlab.twin.space import Parameter, source_of_ambient
 
 
 def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source], params: Sequence[Parameter],
@@ -41,7 +41,11 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
     tests = len(fitted_tests)
     fitted_runs = sorted({sources[i].run.id for i, _ in fitted_tests})
     fitted_to = f"run{'s' if len(fitted_runs) > 1 else ''} {', '.join(map(str, fitted_runs))}"
+    ambients = []
     for p in params:
+        if (source := source_of_ambient(p.key)) is not None:  # a run's condition, not the twin's
+            ambients.append(f"{fitted.values[p.key]:.1f} °C in run {sources[source].run.id}")
+            continue
         table, leaf = table_of(out, p.key)
         if fitted.determined(p.key):
             table[leaf] = fitted.values[p.key]
@@ -55,7 +59,11 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
     header = (f"# A simulated twin of {model}, fitted by `ssdlab fit` to run{'s' if len(sources) > 1 else ''} "
               f"{runs} (ssdlab's database).\n"
               f"# Values without a fitted or read note are the base preset's ({base.name}), with its citations:\n"
-              "# typical values the runs cannot tell. What a twin can and cannot predict: docs/twin.md.\n\n")
+              "# typical values the runs cannot tell. What a twin can and cannot predict: docs/twin.md.\n")
+    if ambients:
+        header += (f"# The runs did not record the air around the drive; estimated from its temperatures: "
+                   f"{', '.join(ambients)} (`--ambient-c` runs the twin so).\n")
+    header += "\n"
     return header + tomlkit.dumps(out)
 
 
