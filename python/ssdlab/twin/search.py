@@ -20,12 +20,13 @@ no random read): the other tests' figures are taken as unmoved. That keeps the c
 How well the data determine a parameter, from the last Jacobian: the largest change of any
 fitted rate when it alone moves by 10 % (`moves`), of any fitted temperature (`warms`), and
 the rise of the fitted figures' RMS error that move costs at the fit (`rise`, its quadratic
-term: at a minimum the linear one is nil). A parameter is told by the runs when its 10 %, or
-its whole way from the base's value to the fitted one (at the same slope: `steps` of 10 %),
+term: at a minimum the linear one is nil). A parameter is told by the runs when its 10 %
 moves a rate by DETERMINED or a temperature by DETERMINED_K (a real drive's rates repeat to a
-few percent, its temperatures are whole degrees): a heat capacity a third of the base's
-moves the temperatures by kelvins though 10 % of it moves them little. Else the twin keeps
-the base's typical value.
+few percent, its temperatures are whole degrees), or when putting it back at the base's
+value alone, at the same slopes, would raise the RMS error by BACK or more (`back`): a fixed
+latency three times the base's tells in every QD1 figure though 10 % of it moves each
+little. Else the twin keeps the base's typical value: a parameter the search moved far along
+a flat direction is not kept for it.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ STEP = 0.1  # forward difference, in log space
 TEN_PERCENT = math.log(1.1)
 DETERMINED = 0.02  # the largest rate change at 10 %, below which a parameter is taken as undetermined
 DETERMINED_K = 1.0  # the same of a temperature (K): a drive reports whole degrees
+BACK = 0.005  # the RMS error's rise, back at the base's value, above which a parameter is kept as fitted
 MISSING = math.log(10.0)
 SPARSE = 1e-3  # a test whose figures a parameter's step moves by less than this (log ratio) is not re-measured
 MAX_ITERATIONS = 12
@@ -63,11 +65,10 @@ class Fitted:
     rms: float  # RMS of the fitted rates' log errors at the end (a fraction)
     rms_kelvin: float  # RMS of the fitted temperatures' errors at the end (K; nan without any)
 
-    steps: dict[str, float]  # key: the fitted value's way from the base's, in steps of 10 %
+    back: dict[str, float]  # key: the RMS error's rise were it alone back at the base's value
 
     def determined(self, key: str) -> bool:
-        way = max(1.0, self.steps[key])
-        return way * self.moves[key] >= DETERMINED or way * self.warms[key] >= DETERMINED_K
+        return self.moves[key] >= DETERMINED or self.warms[key] >= DETERMINED_K or self.back[key] >= BACK
 
 
 def fitted_tests(sources: Sequence[Source], held_out: set[str]) -> list[tuple[int, str]]:
@@ -138,7 +139,8 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
             for p, column in zip(params, j.T)}
     fitted = Fitted({}, moves, warms, rise, _rms(result.fun[rates], [weights[k] for k in rates]),
                     _rms(result.fun[heat], [weights[k] for k in heat], KELVIN) if heat else math.nan,
-                    {p.key: float(abs(v - p.to_x(p.base))) / TEN_PERCENT for p, v in zip(params, result.x)})
+                    {p.key: _rms_of(float(np.sum((result.fun + column * (p.to_x(p.base) - v)) ** 2)), weights) - rms
+                     for p, v, column in zip(params, result.x, j.T)})
     fitted.values.update({p.key: p.from_x(v) if fitted.determined(p.key) else p.base for p, v in zip(params, result.x)})
     return fitted
 

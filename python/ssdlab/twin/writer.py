@@ -75,7 +75,6 @@ def moved(fitted: Fitted, key: str, at_most: bool = False) -> str:
     if at_most:
         return f"no rate more than {rate}" + (f" and no temperature more than {kelvin}" if heat else "")
     text = f"a rate {rate}" + (f", a temperature {kelvin}" if heat else "")
-    if (way := fitted.steps[key]) > 1:  # the whole way from the base's value, at that slope
-        text += (f"; the way from the base's {way * fitted.moves[key]:.1%}"
-                 + (f", {way * fitted.warms[key]:.1f} K" if heat else ""))
+    if fitted.back[key] >= fitted.rise[key]:  # it tells more by its way from the base's value than by 10 %
+        text += f"; back at the base's value the RMS error +{fitted.back[key]:.1%}"
     return text
