@@ -18,7 +18,7 @@ from ssdlab.twin.cache import apply_cache, measured_cache
 from ssdlab.twin.declared import apply_declared, declared
 from ssdlab.twin.evaluate import EvaluationCache, Evaluator, candidate_text
 from ssdlab.twin.figures import TEMPERATURE
-from ssdlab.twin.search import errors, fitted_tests, search
+from ssdlab.twin.search import errors, fitted_tests, search, twin_rms
 from ssdlab.twin.sources import Source, load_sources
 from ssdlab.twin.space import SIMULATOR_COOLING, ambient_parameter, parameters
 from ssdlab.twin.writer import twin_text
@@ -61,13 +61,14 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     partial = output.with_name(output.name + ".partial")
     partial.write_text(text)
     partial.replace(output)
+    rms, rms_kelvin = twin_rms(twin, sources, tests)
     per_test: dict[tuple[int, str, str], dict[str, float]] = {}
     for i, figure, error in errors(twin, sources, set(every)):
         per_test.setdefault((i, figure.test, figure.unit), {})[figure.name] = error
     return {
         "drive": sources[0].run.identity.get("model") or sources[0].run.target,
         "runs": [s.run.id for s in sources], "base": base.name, "output": str(output),
-        "rms_error": found.rms, "rms_kelvin": found.rms_kelvin, "evaluations": evaluator.measured_runs,
+        "rms_error": rms, "rms_kelvin": rms_kelvin, "evaluations": evaluator.measured_runs,
         "declared": read if found_declared else ["no power-states test among the runs: the base's table and "
                                                  "thresholds kept"],
         "cache": cache_read,

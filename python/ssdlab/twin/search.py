@@ -23,7 +23,8 @@ the rise of the fitted figures' RMS error that move costs at the fit (`rise`, it
 term: at a minimum the linear one is nil). A parameter is told by the runs when its 10 %
 moves a rate by DETERMINED or a temperature by DETERMINED_K (a real drive's rates repeat to a
 few percent, its temperatures are whole degrees), or when putting it back at the base's
-value alone, at the same slopes, would raise the RMS error by BACK or more (`back`): a fixed
+value alone, at the same slopes, would raise the rates' RMS error by BACK or the
+temperatures' by BACK_K (`back`, `back_kelvin`): a fixed
 latency three times the base's tells in every QD1 figure though 10 % of it moves each
 little. Else the twin keeps the base's typical value: a parameter the search moved far along
 a flat direction is not kept for it.
@@ -47,7 +48,8 @@ STEP = 0.1  # forward difference, in log space
 TEN_PERCENT = math.log(1.1)
 DETERMINED = 0.02  # the largest rate change at 10 %, below which a parameter is taken as undetermined
 DETERMINED_K = 1.0  # the same of a temperature (K): a drive reports whole degrees
-BACK = 0.005  # the RMS error's rise, back at the base's value, above which a parameter is kept as fitted
+BACK = 0.005  # the rates' RMS error's rise, back at the base's value, from which a parameter is kept as fitted
+BACK_K = 0.5  # the temperatures' (K)
 MISSING = math.log(10.0)
 SPARSE = 1e-3  # a test whose figures a parameter's step moves by less than this (log ratio) is not re-measured
 MAX_ITERATIONS = 12
@@ -65,10 +67,12 @@ class Fitted:
     rms: float  # RMS of the fitted rates' log errors at the end (a fraction)
     rms_kelvin: float  # RMS of the fitted temperatures' errors at the end (K; nan without any)
 
-    back: dict[str, float]  # key: the RMS error's rise were it alone back at the base's value
+    back: dict[str, float]  # key: the rates' RMS error's rise were it alone back at the base's value
+    back_kelvin: dict[str, float]  # key: the temperatures' (K)
 
     def determined(self, key: str) -> bool:
-        return self.moves[key] >= DETERMINED or self.warms[key] >= DETERMINED_K or self.back[key] >= BACK
+        return (self.moves[key] >= DETERMINED or self.warms[key] >= DETERMINED_K or self.back[key] >= BACK
+                or self.back_kelvin[key] >= BACK_K)
 
 
 def fitted_tests(sources: Sequence[Source], held_out: set[str]) -> list[tuple[int, str]]:
@@ -137,12 +141,31 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
     square = float(np.sum(result.fun ** 2))
     rise = {p.key: _rms_of(square + float(np.sum((TEN_PERCENT * column) ** 2)), weights) - rms
             for p, column in zip(params, j.T)}
-    fitted = Fitted({}, moves, warms, rise, _rms(result.fun[rates], [weights[k] for k in rates]),
-                    _rms(result.fun[heat], [weights[k] for k in heat], KELVIN) if heat else math.nan,
-                    {p.key: _rms_of(float(np.sum((result.fun + column * (p.to_x(p.base) - v)) ** 2)), weights) - rms
-                     for p, v, column in zip(params, result.x, j.T)})
+    here = _rms_apart(result.fun, wanted, weights)
+    back = {p.key: np.array(_rms_apart(result.fun + column * (p.to_x(p.base) - v), wanted, weights)) - here
+            for p, v, column in zip(params, result.x, j.T)}  # linearised at the fit
+    fitted = Fitted({}, moves, warms, rise, *here, {key: float(b[0]) for key, b in back.items()},
+                    {key: float(b[1]) for key, b in back.items()})
     fitted.values.update({p.key: p.from_x(v) if fitted.determined(p.key) else p.base for p, v in zip(params, result.x)})
     return fitted
+
+
+def twin_rms(measured: Measured, sources: Sequence[Source], tests: Sequence[tuple[int, str]]) -> tuple[float, float]:
+    """The RMS errors of the twin as written (its undetermined values back at the base's) on
+    `tests`: its rates' (a fraction), its temperatures' (K; nan without any)."""
+    fitted = set(tests)
+    wanted = [(i, f) for i, s in enumerate(sources) for f in s.figures if (i, f.test) in fitted]
+    weights = _weights(wanted)
+    r = np.array([w * residual(f, measured.get((i, f.test, f.name))) for (i, f), w in zip(wanted, weights)])
+    return _rms_apart(r, wanted, weights)
+
+
+def _rms_apart(r: np.ndarray, wanted: Sequence[tuple[int, Figure]], weights: Sequence[float]) -> tuple[float, float]:
+    """The RMS of the rates' residuals (a fraction) and of the temperatures' (K; nan without any)."""
+    rates = [k for k, (_, f) in enumerate(wanted) if f.unit == RATE]
+    heat = [k for k, (_, f) in enumerate(wanted) if f.unit == TEMPERATURE]
+    return (_rms(r[rates], [weights[k] for k in rates]),
+            _rms(r[heat], [weights[k] for k in heat], KELVIN) if heat else math.nan)
 
 
 def residual(figure: Figure, got: float | None) -> float:

@@ -51,7 +51,7 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
             table[leaf] = fitted.values[p.key]
             table[leaf].comment(
                 f"fitted to {fitted_to} ({tests} tests): 10 % moves {moved(fitted, p.key)}, the RMS error "
-                f"+{fitted.rise[p.key]:.1%} (searched {p.low:g}..{p.high:g})")
+                f"+{fitted.rise[p.key]:.1%}; the base's value {back(fitted, p.key)} (searched {p.low:g}..{p.high:g})")
         elif p.key not in read:
             table[leaf].comment(
                 f"typical value, the base's ({base.name}): the runs do not determine it (10 % moves "
@@ -74,7 +74,11 @@ def moved(fitted: Fitted, key: str, at_most: bool = False) -> str:
     heat = not math.isnan(fitted.rms_kelvin)
     if at_most:
         return f"no rate more than {rate}" + (f" and no temperature more than {kelvin}" if heat else "")
-    text = f"a rate {rate}" + (f", a temperature {kelvin}" if heat else "")
-    if fitted.back[key] >= fitted.rise[key]:  # it tells more by its way from the base's value than by 10 %
-        text += f"; back at the base's value the RMS error +{fitted.back[key]:.1%}"
-    return text
+    return f"a rate {rate}" + (f", a temperature {kelvin}" if heat else "")
+
+
+def back(fitted: Fitted, key: str) -> str:
+    """What putting `key` back at the base's value would cost: the rates' RMS error, and the
+    temperatures' where the runs hold any."""
+    heat = not math.isnan(fitted.rms_kelvin)
+    return f"+{fitted.back[key]:.1%}" + (f", {fitted.back_kelvin[key]:+.1f} K" if heat else "")
