@@ -27,14 +27,15 @@ value alone, at the same slopes, would raise the rates' RMS error by BACK or the
 temperatures' by BACK_K (`back`, `back_kelvin`): a fixed
 latency three times the base's tells in every QD1 figure though 10 % of it moves each
 little. Else the twin keeps the base's typical value: a parameter the search moved far along
-a flat direction is not kept for it.
+a flat direction is not kept for it. Where a parameter goes back so, the others are fitted
+again from there (at most REFIT_ITERATIONS), so that the twin as written is the one fitted.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -53,6 +54,7 @@ BACK_K = 0.5  # the temperatures' (K)
 MISSING = math.log(10.0)
 SPARSE = 1e-3  # a test whose figures a parameter's step moves by less than this (log ratio) is not re-measured
 MAX_ITERATIONS = 12
+REFIT_ITERATIONS = 4  # the told parameters fitted again, the others back at the base's values
 KELVIN = 0.01  # a temperature's error of 1 K weighs as a rate's of 1 % (a log ratio of 0.01)
 
 
@@ -69,10 +71,10 @@ class Fitted:
 
     back: dict[str, float]  # key: the rates' RMS error's rise were it alone back at the base's value
     back_kelvin: dict[str, float]  # key: the temperatures' (K)
+    kept: frozenset[str] = frozenset()  # the parameters the runs do not tell: at the base's value
 
     def determined(self, key: str) -> bool:
-        return (self.moves[key] >= DETERMINED or self.warms[key] >= DETERMINED_K or self.back[key] >= BACK
-                or self.back_kelvin[key] >= BACK_K)
+        return key not in self.kept
 
 
 def fitted_tests(sources: Sequence[Source], held_out: set[str]) -> list[tuple[int, str]]:
@@ -110,14 +112,14 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
     sparse = {"known": False}
     rows = [[k for k, (i, f) in enumerate(wanted) if (i, f.test) == test] for test in tests]
 
-    def jac(x: np.ndarray) -> np.ndarray:
-        steps = [STEP if x[j] + STEP <= hi[j] else -STEP for j in range(len(x))]
-        points = [x + steps[j] * np.eye(len(x))[j] for j in range(len(x))]
-        m0, *moved = evaluator.measure([(values_at(x), tests)] + [(values_at(p), moved_by[j])
-                                                                 for j, p in enumerate(points)])
+    def jac(x: np.ndarray, free: Sequence[int]) -> np.ndarray:
+        """The columns of the parameters `free`, measured at once."""
+        steps = {j: STEP if x[j] + STEP <= hi[j] else -STEP for j in free}
+        m0, *moved = evaluator.measure([(values_at(x), tests)] + [
+            (values_at(x + steps[j] * np.eye(len(x))[j]), moved_by[j]) for j in free])
         r0 = residuals_of(m0)
         columns = []
-        for j, m in enumerate(moved):
+        for j, m in zip(free, moved):
             measured = set(moved_by[j])
             column = (residuals_of({k: v for k, v in m0.items() if (k[0], k[1]) not in measured} | m) - r0) / steps[j]
             columns.append(column)
@@ -127,10 +129,41 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
         sparse["known"] = True
         return np.column_stack(columns)
 
-    result = least_squares(fun, x0, jac=jac, bounds=(lo, hi), method="trf", x_scale="jac", ftol=1e-3, xtol=1e-3,
-                           gtol=1e-4, max_nfev=MAX_ITERATIONS)
-    j = jac(result.x)
-    rms = _rms(result.fun, weights)
+    def solve(start: np.ndarray, free: list[int], iterations: int) -> np.ndarray:
+        """The least-squares point over the parameters `free`, the others held where `start` has them."""
+        def whole(z: np.ndarray) -> np.ndarray:
+            x = start.copy()
+            x[free] = z
+            return x
+        result = least_squares(lambda z: fun(whole(z)), start[free], jac=lambda z: jac(whole(z), free),
+                               bounds=(lo[free], hi[free]), method="trf", x_scale="jac", ftol=1e-3, xtol=1e-3,
+                               gtol=1e-4, max_nfev=iterations)
+        return whole(result.x)
+
+    every = list(range(len(params)))
+    x = solve(x0, every, MAX_ITERATIONS)
+    judged = _judged(params, x, jac(x, every), fun(x), wanted, weights)
+    kept = [j for j, p in enumerate(params) if not told_by_runs(judged, p.key)]
+    if any(x[j] != x0[j] for j in kept) and len(kept) < len(params):
+        # the twin as it will be written, its untold values back at the base's: the others
+        # fitted again from there
+        x[kept] = x0[kept]
+        x = solve(x, [j for j in every if j not in kept], REFIT_ITERATIONS)
+        judged = _judged(params, x, jac(x, every), fun(x), wanted, weights)
+    return replace(judged, values={p.key: p.base if j in kept else p.from_x(x[j]) for j, p in enumerate(params)},
+                   kept=frozenset(params[j].key for j in kept))
+
+
+def told_by_runs(fitted: Fitted, key: str) -> bool:
+    """Do the runs tell the parameter `key` (the module's docstring)?"""
+    return (fitted.moves[key] >= DETERMINED or fitted.warms[key] >= DETERMINED_K or fitted.back[key] >= BACK
+            or fitted.back_kelvin[key] >= BACK_K)
+
+
+def _judged(params: Sequence[Parameter], x: np.ndarray, j: np.ndarray, r: np.ndarray,
+            wanted: Sequence[tuple[int, Figure]], weights: Sequence[float]) -> Fitted:
+    """How well the runs tell each parameter at `x` (Jacobian `j`, residuals `r`); no values yet."""
+    rms = _rms(r, weights)
     w = np.array(weights)
     rates = [k for k, (_, f) in enumerate(wanted) if f.unit == RATE]
     heat = [k for k, (_, f) in enumerate(wanted) if f.unit == TEMPERATURE]
@@ -138,16 +171,14 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
              for p, column in zip(params, j.T)}
     warms = {p.key: float(np.max(np.abs(column[heat] / w[heat]), initial=0.0) * TEN_PERCENT / KELVIN)
              for p, column in zip(params, j.T)}
-    square = float(np.sum(result.fun ** 2))
+    square = float(np.sum(r ** 2))
     rise = {p.key: _rms_of(square + float(np.sum((TEN_PERCENT * column) ** 2)), weights) - rms
             for p, column in zip(params, j.T)}
-    here = _rms_apart(result.fun, wanted, weights)
-    back = {p.key: np.array(_rms_apart(result.fun + column * (p.to_x(p.base) - v), wanted, weights)) - here
-            for p, v, column in zip(params, result.x, j.T)}  # linearised at the fit
-    fitted = Fitted({}, moves, warms, rise, *here, {key: float(b[0]) for key, b in back.items()},
-                    {key: float(b[1]) for key, b in back.items()})
-    fitted.values.update({p.key: p.from_x(v) if fitted.determined(p.key) else p.base for p, v in zip(params, result.x)})
-    return fitted
+    here = _rms_apart(r, wanted, weights)
+    back = {p.key: np.array(_rms_apart(r + column * (p.to_x(p.base) - v), wanted, weights)) - here
+            for p, v, column in zip(params, x, j.T)}  # linearised at the fit
+    return Fitted({}, moves, warms, rise, *here, {key: float(b[0]) for key, b in back.items()},
+                  {key: float(b[1]) for key, b in back.items()})
 
 
 def twin_rms(measured: Measured, sources: Sequence[Source], tests: Sequence[tuple[int, str]]) -> tuple[float, float]:
