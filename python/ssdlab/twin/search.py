@@ -24,11 +24,11 @@ term: at a minimum the linear one is nil). A parameter is told by the runs when 
 moves a rate by DETERMINED or a temperature by DETERMINED_K (a real drive's rates repeat to a
 few percent, its temperatures are whole degrees), or when putting it back at the base's
 value alone, at the same slopes, would raise the rates' RMS error by BACK or the
-temperatures' by BACK_K (`back`, `back_kelvin`): a fixed
-latency three times the base's tells in every QD1 figure though 10 % of it moves each
-little. Else the twin keeps the base's typical value: a parameter the search moved far along
-a flat direction is not kept for it. Where a parameter goes back so, the others are fitted
-again from there (at most REFIT_ITERATIONS), so that the twin as written is the one fitted.
+temperatures' by BACK_K (`back`, `back_kelvin`): a fixed latency three times the base's tells
+in every QD1 figure though 10 % of it moves each little. Else the twin keeps the base's
+typical value: a parameter the search moved far along a flat direction is not kept for it.
+Where a parameter goes back so, the others are fitted again from there (at most
+REFIT_ITERATIONS), so that the twin as written is the one fitted.
 """
 
 from __future__ import annotations
@@ -68,7 +68,6 @@ class Fitted:
     rise: dict[str, float]  # key: the RMS error's rise at +-10 % (fraction; 1 K counting as 1 %)
     rms: float  # RMS of the fitted rates' log errors at the end (a fraction)
     rms_kelvin: float  # RMS of the fitted temperatures' errors at the end (K; nan without any)
-
     back: dict[str, float]  # key: the rates' RMS error's rise were it alone back at the base's value
     back_kelvin: dict[str, float]  # key: the temperatures' (K)
     kept: frozenset[str] = frozenset()  # the parameters the runs do not tell: at the base's value
