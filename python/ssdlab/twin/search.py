@@ -83,9 +83,7 @@ def fitted_tests(sources: Sequence[Source], held_out: set[str]) -> list[tuple[in
 def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[Source], held_out: set[str],
            told: Callable[[str], None] = lambda _: None) -> Fitted:
     tests = fitted_tests(sources, held_out)
-    fitted = set(tests)
-    wanted = [(i, f) for i, s in enumerate(sources) for f in s.figures if (i, f.test) in fitted]
-    weights = _weights(wanted)
+    wanted, weights = _wanted(sources, tests)
     x0 = np.array([p.to_x(p.base) for p in params])
     lo, hi = np.array([math.log(p.low) for p in params]), np.array([math.log(p.high) for p in params])
     x0 = np.clip(x0, lo, hi)
@@ -95,7 +93,7 @@ def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[
         return {p.key: p.from_x(v) for p, v in zip(params, x)}
 
     def residuals_of(measured: Measured) -> np.ndarray:
-        return np.array([w * residual(f, measured.get((i, f.test, f.name))) for (i, f), w in zip(wanted, weights)])
+        return _residuals(measured, wanted, weights)
 
     def fun(x: np.ndarray) -> np.ndarray:
         (measured,) = evaluator.measure([(values_at(x), tests)])
@@ -164,8 +162,7 @@ def _judged(params: Sequence[Parameter], x: np.ndarray, j: np.ndarray, r: np.nda
     """How well the runs tell each parameter at `x` (Jacobian `j`, residuals `r`); no values yet."""
     rms = _rms(r, weights)
     w = np.array(weights)
-    rates = [k for k, (_, f) in enumerate(wanted) if f.unit == RATE]
-    heat = [k for k, (_, f) in enumerate(wanted) if f.unit == TEMPERATURE]
+    rates, heat = _by_unit(wanted)
     moves = {p.key: float(math.expm1(np.max(np.abs(column[rates] / w[rates]), initial=0.0) * TEN_PERCENT))
              for p, column in zip(params, j.T)}
     warms = {p.key: float(np.max(np.abs(column[heat] / w[heat]), initial=0.0) * TEN_PERCENT / KELVIN)
@@ -183,17 +180,31 @@ def _judged(params: Sequence[Parameter], x: np.ndarray, j: np.ndarray, r: np.nda
 def twin_rms(measured: Measured, sources: Sequence[Source], tests: Sequence[tuple[int, str]]) -> tuple[float, float]:
     """The RMS errors of the twin as written (its undetermined values back at the base's) on
     `tests`: its rates' (a fraction), its temperatures' (K; nan without any)."""
+    wanted, weights = _wanted(sources, tests)
+    return _rms_apart(_residuals(measured, wanted, weights), wanted, weights)
+
+
+def _wanted(sources: Sequence[Source], tests: Sequence[tuple[int, str]]) -> tuple[list[tuple[int, Figure]],
+                                                                                  list[float]]:
+    """The figures of `tests` ((source, test) pairs), each with its source, and their weights."""
     fitted = set(tests)
     wanted = [(i, f) for i, s in enumerate(sources) for f in s.figures if (i, f.test) in fitted]
-    weights = _weights(wanted)
-    r = np.array([w * residual(f, measured.get((i, f.test, f.name))) for (i, f), w in zip(wanted, weights)])
-    return _rms_apart(r, wanted, weights)
+    return wanted, _weights(wanted)
+
+
+def _residuals(measured: Measured, wanted: Sequence[tuple[int, Figure]], weights: Sequence[float]) -> np.ndarray:
+    return np.array([w * residual(f, measured.get((i, f.test, f.name))) for (i, f), w in zip(wanted, weights)])
+
+
+def _by_unit(wanted: Sequence[tuple[int, Figure]]) -> tuple[list[int], list[int]]:
+    """The positions of the rates among `wanted`, and of the temperatures."""
+    return ([k for k, (_, f) in enumerate(wanted) if f.unit == RATE],
+            [k for k, (_, f) in enumerate(wanted) if f.unit == TEMPERATURE])
 
 
 def _rms_apart(r: np.ndarray, wanted: Sequence[tuple[int, Figure]], weights: Sequence[float]) -> tuple[float, float]:
     """The RMS of the rates' residuals (a fraction) and of the temperatures' (K; nan without any)."""
-    rates = [k for k, (_, f) in enumerate(wanted) if f.unit == RATE]
-    heat = [k for k, (_, f) in enumerate(wanted) if f.unit == TEMPERATURE]
+    rates, heat = _by_unit(wanted)
     return (_rms(r[rates], [weights[k] for k in rates]),
             _rms(r[heat], [weights[k] for k in heat], KELVIN) if heat else math.nan)
 
