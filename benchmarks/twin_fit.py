@@ -2,7 +2,8 @@
 on this machine's cores, predicting its lab suite's fill-state figures, which the fit leaves
 out. The drive's runs are made first (not timed); then `ssdlab fit` from the nearest other
 built-in preset (its own choice), timed, with the fill-state tests held out. Prints the fit's
-wall time and runs measured, each test's median error, and the median error of the held-out
+wall time and runs measured, each test's median error, the thermal parameters and the choices
+(dies, planes, write buffer, firmware work) found, and the median error of the held-out
 figures (each fill state's rate).
 
     .venv/bin/python benchmarks/twin_fit.py [--scale 1] [--db FILE] [--base PRESET]
@@ -73,6 +74,10 @@ def main() -> int:
         if "thermal" in p["key"]:
             print(f"  {p['key']}: {p['value']:g} (base {p['base']:g}; 10 % moves a temperature {p['warms']:.2f} K; "
                   f"{'fitted' if p['determined'] else 'kept'})")
+    for c in report["choices"]:
+        others = ", ".join(f"{w['value']:g} {w['rates']:+.1%} {w['kelvin']:+.2f} K" for w in c["weighed"])
+        print(f"  {c['key']}: {c['value']:g} (base {c['base']:g}; {'told' if c['determined'] else 'kept'}; "
+              f"the others: {others})")
     held = [abs(e) for t in report["tests"] if t["held_out"] and t["unit"] == "MB/s" for e in t["errors"].values()]
     warm = [abs(e) for t in report["tests"] if t["held_out"] and t["unit"] == "°C" for e in t["errors"].values()]
     median = statistics.median(held)

@@ -71,6 +71,17 @@ def _print(report: dict, output: Path) -> None:
         table.add_row(p["key"], f"{p['value']:g}{kept}", f"{p['base']:g}", f"{p['low']:g}..{p['high']:g}",
                       f"{p['moves']:.1%}", *([f"{p['warms']:.1f} K"] if heat else []), f"{p['rise']:.2%}")
     console.print(table)
+    if report["choices"]:
+        weighed = Table(title="weighed as choices (each other value: the rise of the RMS error, the told parameters "
+                              "fitted again around it)", title_justify="left")
+        for column in ("choice", "twin", "base", "other values"):
+            weighed.add_column(column)
+        for c in report["choices"]:
+            kept = "" if c["determined"] else " (kept: not told)"
+            others = ", ".join(f"{w['value']:g}: {w['rates']:+.1%}" + (f" {w['kelvin']:+.1f} K" if heat else "")
+                               for w in c["weighed"])
+            weighed.add_row(c["key"], f"{c['value']:g}{kept}", f"{c['base']:g}", others)
+        console.print(weighed)
     errors = Table(title="the twin's error per test", title_justify="left")
     for column in ("run", "test", "figures", "median |error|", "largest", "use"):
         errors.add_column(column)

@@ -15,6 +15,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.store import Store
 from ssdlab.twin.base import choose_base, drive_bytes, drive_link, sized
 from ssdlab.twin.cache import apply_cache, measured_cache
+from ssdlab.twin.choices import choices
 from ssdlab.twin.declared import apply_declared, declared
 from ssdlab.twin.evaluate import EvaluationCache, Evaluator, candidate_text
 from ssdlab.twin.figures import TEMPERATURE
@@ -48,15 +49,16 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
     params = parameters(candidate_text(doc, {}), warmed_coolings(sources)) + [
         ambient_parameter(i, s.run.id, min(f.value for f in s.figures if f.unit == TEMPERATURE))
         for i, s in enumerate(sources) if s.warmed and s.run.target_kind != "sim"]
+    discrete = choices(doc)
     cache = EvaluationCache(output.with_name(output.name + ".fit.json"))
     evaluator = Evaluator(doc, sources, cache, jobs, runner_for)
     try:
-        found = search(evaluator, params, sources, held_out, told or (lambda _: None))
+        found = search(evaluator, params, sources, held_out, told or (lambda _: None), discrete)
         every = [(i, t) for i, s in enumerate(sources) for t in s.tests]
         (twin,) = evaluator.measure([(found.values, every)])
     finally:
         evaluator.close()
-    text = twin_text(doc, base, sources, params, found, tests, None if link is None else link[1],
+    text = twin_text(doc, base, sources, params, discrete, found, tests, None if link is None else link[1],
                      store.path, {cache_key} if cache_key else set())
     partial = output.with_name(output.name + ".partial")
     partial.write_text(text)
@@ -76,6 +78,10 @@ def fit(store: Store, run_ids: Sequence[int], output: Path, base_name: str | Non
                         "high": p.high, "moves": found.moves[p.key], "warms": found.warms[p.key],
                         "rise": found.rise[p.key],
                         "determined": found.determined(p.key)} for p in params],
+        "choices": [{"key": c.key, "what": c.what, "value": found.values[c.key], "base": c.base,
+                     "weighed": [{"value": option, "rates": rates, "kelvin": kelvin}
+                                 for option, (rates, kelvin) in sorted(found.weighed[c.key].items())],
+                     "determined": found.determined(c.key)} for c in discrete],
         "tests": [{"run": sources[i].run.id, "test": test, "unit": unit, "figures": len(errs),
                    "held_out": test in held_out, "median_error": _median_abs(list(errs.values())),
                    "largest_error": max(errs.values(), key=_size), "errors": errs}

@@ -29,17 +29,26 @@ in every QD1 figure though 10 % of it moves each little. Else the twin keeps the
 typical value: a parameter the search moved far along a flat direction is not kept for it.
 Where a parameter goes back so, the others are fitted again from there (at most
 REFIT_ITERATIONS), so that the twin as written is the one fitted.
+
+Choices (`choices.py`: the dies, the planes, the write buffer, firmware work) are weighed
+last: each of their other values measured, the told parameters fitted again around it,
+linearised at the fit (`scipy.optimize.lsq_linear` within the bounds, with the last
+Jacobian). The value that lowers the rates' RMS error by BACK or the temperatures' by BACK_K
+most is taken when fitting the told parameters again around it (REFIT_ITERATIONS, measured)
+confirms it; the others are then weighed again from there. A choice whose every other value
+costs BACK or BACK_K is told by the runs; else it keeps the base's value.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy.optimize import least_squares
+from scipy.optimize import least_squares, lsq_linear
 
+from ssdlab.twin.choices import Choice
 from ssdlab.twin.evaluate import Evaluator, Measured, Values
 from ssdlab.twin.figures import RATE, TEMPERATURE, Figure
 from ssdlab.twin.sources import Source
@@ -70,7 +79,9 @@ class Fitted:
     rms_kelvin: float  # RMS of the fitted temperatures' errors at the end (K; nan without any)
     back: dict[str, float]  # key: the rates' RMS error's rise were it alone back at the base's value
     back_kelvin: dict[str, float]  # key: the temperatures' (K)
-    kept: frozenset[str] = frozenset()  # the parameters the runs do not tell: at the base's value
+    kept: frozenset[str] = frozenset()  # the parameters (and choices) the runs do not tell: at the base's value
+    # a choice's key: the RMS errors' rises (rates as a fraction, temperatures in K) at each of its other values
+    weighed: dict[str, dict[float, tuple[float, float]]] = field(default_factory=dict)
 
     def determined(self, key: str) -> bool:
         return key not in self.kept
@@ -81,80 +92,185 @@ def fitted_tests(sources: Sequence[Source], held_out: set[str]) -> list[tuple[in
 
 
 def search(evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[Source], held_out: set[str],
-           told: Callable[[str], None] = lambda _: None) -> Fitted:
-    tests = fitted_tests(sources, held_out)
-    wanted, weights = _wanted(sources, tests)
-    x0 = np.array([p.to_x(p.base) for p in params])
-    lo, hi = np.array([math.log(p.low) for p in params]), np.array([math.log(p.high) for p in params])
-    x0 = np.clip(x0, lo, hi)
-    best = {"rms": math.inf}
+           told: Callable[[str], None] = lambda _: None, choices: Sequence[Choice] = ()) -> Fitted:
+    """The twin's values: the parameters fitted, those the runs do not tell back at the base's
+    and the others fitted again, then each of `choices` weighed (the module's docstring)."""
+    return _Search(evaluator, params, sources, held_out, told).run(choices)
 
-    def values_at(x: np.ndarray) -> Values:
-        return {p.key: p.from_x(v) for p, v in zip(params, x)}
 
-    def residuals_of(measured: Measured) -> np.ndarray:
-        return _residuals(measured, wanted, weights)
+class _Search:
+    def __init__(self, evaluator: Evaluator, params: Sequence[Parameter], sources: Sequence[Source],
+                 held_out: set[str], told: Callable[[str], None]):
+        self.evaluator, self.params, self.told = evaluator, list(params), told
+        self.tests = fitted_tests(sources, held_out)
+        self.wanted, self.weights = _wanted(sources, self.tests)
+        self.lo = np.array([math.log(p.low) for p in params])
+        self.hi = np.array([math.log(p.high) for p in params])
+        self.x0 = np.clip(np.array([p.to_x(p.base) for p in params]), self.lo, self.hi)
+        self.every = list(range(len(params)))
+        self.chosen: Values = {}  # the choices' values away from the base's (and what follows them)
+        self.best = math.inf
+        # the tests each parameter's step measures: all, until the first Jacobian says which it moves
+        self.moved_by: list[list[tuple[int, str]]] = [list(self.tests) for _ in params]
+        self.sparse_known = False
+        self.rows = [[k for k, (i, f) in enumerate(self.wanted) if (i, f.test) == test] for test in self.tests]
 
-    def fun(x: np.ndarray) -> np.ndarray:
-        (measured,) = evaluator.measure([(values_at(x), tests)])
-        r = residuals_of(measured)
-        rms = _rms(r, weights)
-        if rms < best["rms"]:
-            best["rms"] = rms
-        told(f"{evaluator.measured_runs} runs measured; best RMS error so far {best['rms']:.1%}")
+    def run(self, choices: Sequence[Choice]) -> Fitted:
+        x = self.solve(self.x0, self.every, MAX_ITERATIONS)
+        judged, j, r = self.judge(x)
+        kept = [k for k, p in enumerate(self.params) if not told_by_runs(judged, p.key)]
+        if any(x[k] != self.x0[k] for k in kept):
+            # the twin as it will be written, its untold values back at the base's: the others
+            # fitted again from there
+            x[kept] = self.x0[kept]
+            free = [k for k in self.every if k not in kept]
+            if free:
+                x = self.solve(x, free, REFIT_ITERATIONS)
+                judged, j, r = self.judge(x)
+            else:
+                r = self.fun(x)
+        x, judged, weighed = self.weigh(choices, x, kept, judged, j, r)
+        untold = {key for key, costs in weighed.items() if key not in self.chosen and not _told_apart(costs.values())}
+        values = {p.key: p.base if k in kept and x[k] == self.x0[k] else p.from_x(x[k])
+                  for k, p in enumerate(self.params)}
+        values |= {c.key: c.base for c in choices} | self.chosen
+        kept_keys = frozenset(self.params[k].key for k in kept) | untold
+        return replace(judged, values=values, kept=kept_keys, weighed=weighed)
+
+    def weigh(self, choices: Sequence[Choice], x: np.ndarray, kept: Sequence[int], judged: Fitted, j: np.ndarray,
+              r: np.ndarray) -> tuple[np.ndarray, Fitted, dict[str, dict[float, tuple[float, float]]]]:
+        """Each choice's options weighed at `x` (Jacobian `j`, residuals `r`): measured, the told
+        parameters fitted again around each, linearised (bounded linear least squares). The option
+        that lowers the rates' RMS error by BACK or the temperatures' by BACK_K most is taken
+        when fitting the told parameters again around it confirms it; then the others are
+        weighed again from there. Returns the point, its judgement, and the RMS errors (rates,
+        temperatures) each option would give, as rises over the twin's."""
+        free = [k for k in self.every if k not in kept]
+        at = {c.key: c.base for c in choices}
+        found: dict[str, dict[float, tuple[float, float]]] = {c.key: {} for c in choices}
+        while waiting := [c for c in choices if c.key not in self.chosen]:
+            options = [(c, o) for c in waiting for o in c.options]
+            self.told(f"weighing {len(options)} options of {len(waiting)} choices")
+            starts = [self.option_start(c, o, x, free) for c, o in options]
+            measured = self.evaluator.measure([(self.values_at(xa) | chosen, self.tests) for xa, chosen in starts])
+            # the twin as it is, fitted again around itself alike: an option gains nothing from that refit alone
+            _, current = self.refitted_linearly(x, r, j, free)
+            here = _rms_apart(current, self.wanted, self.weights)
+            best = None
+            for (c, o), (xa, chosen), m in zip(options, starts, measured):
+                xa, predicted = self.refitted_linearly(xa, self.residuals_of(m), j, free)
+                found[c.key][o] = _rms_apart(predicted, self.wanted, self.weights)
+                square = float(np.sum(predicted ** 2))
+                if _lower(found[c.key][o], here) and square < float(np.sum(current ** 2)) \
+                        and (best is None or square < best[0]):
+                    best = (square, c, o, xa, chosen)
+            if best is None:
+                break
+            _, c, o, start, chosen = best
+            before = dict(self.chosen)
+            self.chosen = chosen
+            refitted = self.solve(start, free, REFIT_ITERATIONS) if free else start
+            judged_there, j_there, r_there = self.judge(refitted)
+            if float(np.sum(r_there ** 2)) >= float(np.sum(r ** 2)):
+                found[c.key][o] = _rms_apart(r_there, self.wanted, self.weights)  # not confirmed
+                self.chosen = before
+                break
+            found[c.key].pop(o)
+            found[c.key][at[c.key]] = here
+            at[c.key] = o
+            x, judged, j, r = refitted, judged_there, j_there, r_there
+        twin = _rms_apart(self.refitted_linearly(x, r, j, free)[1], self.wanted, self.weights)
+        rises = {key: {o: (rms[0] - twin[0], rms[1] - twin[1]) for o, rms in options.items()}
+                 for key, options in found.items()}
+        return x, judged, rises
+
+    def refitted_linearly(self, x: np.ndarray, r: np.ndarray, j: np.ndarray, free: Sequence[int]
+                          ) -> tuple[np.ndarray, np.ndarray]:
+        """The parameters `free` fitted again from `x` (residuals `r` there) at the slopes `j`,
+        within their bounds: the point, and the residuals predicted there."""
+        if not free:
+            return x, r
+        step = lsq_linear(j[:, free], -r, bounds=(self.lo[free] - x[free], self.hi[free] - x[free])).x
+        moved = x.copy()
+        moved[free] += step
+        return moved, r + j[:, free] @ step
+
+    def option_start(self, choice: Choice, option: float, x: np.ndarray, free: Sequence[int]
+                     ) -> tuple[np.ndarray, Values]:
+        """Where `option` of `choice` starts from `x`: its followers among the parameters the runs
+        tell moved (an untold one is a typical value of one die, not a ceiling to keep), and the
+        values it sets beyond the parameters (with the choices taken already)."""
+        changes = choice.changes(option, self.values_at(x))
+        start = x.copy()
+        for k in free:
+            if self.params[k].key in changes:
+                start[k] = min(max(self.params[k].to_x(changes[self.params[k].key]), self.lo[k]), self.hi[k])
+        keys = {p.key for p in self.params}
+        return start, self.chosen | {key: v for key, v in changes.items() if key not in keys}
+
+    def values_at(self, x: np.ndarray) -> Values:
+        return {p.key: p.from_x(v) for p, v in zip(self.params, x)} | self.chosen
+
+    def residuals_of(self, measured: Measured) -> np.ndarray:
+        return _residuals(measured, self.wanted, self.weights)
+
+    def fun(self, x: np.ndarray) -> np.ndarray:
+        (measured,) = self.evaluator.measure([(self.values_at(x), self.tests)])
+        r = self.residuals_of(measured)
+        self.best = min(self.best, _rms(r, self.weights))
+        self.told(f"{self.evaluator.measured_runs} runs measured; best RMS error so far {self.best:.1%}")
         return r
 
-    # the tests each parameter's step measures: all, until the first Jacobian says which it moves
-    moved_by: list[list[tuple[int, str]]] = [list(tests) for _ in params]
-    sparse = {"known": False}
-    rows = [[k for k, (i, f) in enumerate(wanted) if (i, f.test) == test] for test in tests]
-
-    def jac(x: np.ndarray, free: Sequence[int]) -> np.ndarray:
+    def jac(self, x: np.ndarray, free: Sequence[int]) -> np.ndarray:
         """The columns of the parameters `free`, measured at once."""
-        steps = {j: STEP if x[j] + STEP <= hi[j] else -STEP for j in free}
-        m0, *moved = evaluator.measure([(values_at(x), tests)] + [
-            (values_at(x + steps[j] * np.eye(len(x))[j]), moved_by[j]) for j in free])
-        r0 = residuals_of(m0)
+        steps = {j: STEP if x[j] + STEP <= self.hi[j] else -STEP for j in free}
+        m0, *moved = self.evaluator.measure([(self.values_at(x), self.tests)] + [
+            (self.values_at(x + steps[j] * np.eye(len(x))[j]), self.moved_by[j]) for j in free])
+        r0 = self.residuals_of(m0)
         columns = []
         for j, m in zip(free, moved):
-            measured = set(moved_by[j])
-            column = (residuals_of({k: v for k, v in m0.items() if (k[0], k[1]) not in measured} | m) - r0) / steps[j]
+            measured = set(self.moved_by[j])
+            column = (self.residuals_of({k: v for k, v in m0.items() if (k[0], k[1]) not in measured} | m) - r0
+                      ) / steps[j]
             columns.append(column)
-            if not sparse["known"]:
-                change = np.abs(column * steps[j]) / np.array(weights)
-                moved_by[j] = [test for test, k in zip(tests, rows) if k and float(np.max(change[k])) > SPARSE]
-        sparse["known"] = True
+            if not self.sparse_known:
+                change = np.abs(column * steps[j]) / np.array(self.weights)
+                self.moved_by[j] = [test for test, k in zip(self.tests, self.rows)
+                                    if k and float(np.max(change[k])) > SPARSE]
+        self.sparse_known = True
         return np.column_stack(columns)
 
-    def solve(start: np.ndarray, free: list[int], iterations: int) -> np.ndarray:
+    def solve(self, start: np.ndarray, free: list[int], iterations: int) -> np.ndarray:
         """The least-squares point over the parameters `free`, the others held where `start` has them."""
         def whole(z: np.ndarray) -> np.ndarray:
             x = start.copy()
             x[free] = z
             return x
-        result = least_squares(lambda z: fun(whole(z)), start[free], jac=lambda z: jac(whole(z), free),
-                               bounds=(lo[free], hi[free]), method="trf", x_scale="jac", ftol=1e-3, xtol=1e-3,
-                               gtol=1e-4, max_nfev=iterations)
+        result = least_squares(lambda z: self.fun(whole(z)), start[free], jac=lambda z: self.jac(whole(z), free),
+                               bounds=(self.lo[free], self.hi[free]), method="trf", x_scale="jac", ftol=1e-3,
+                               xtol=1e-3, gtol=1e-4, max_nfev=iterations)
         return whole(result.x)
 
-    every = list(range(len(params)))
-    x = solve(x0, every, MAX_ITERATIONS)
-    judged = _judged(params, x, jac(x, every), fun(x), wanted, weights)
-    kept = [j for j, p in enumerate(params) if not told_by_runs(judged, p.key)]
-    if any(x[j] != x0[j] for j in kept) and len(kept) < len(params):
-        # the twin as it will be written, its untold values back at the base's: the others
-        # fitted again from there
-        x[kept] = x0[kept]
-        x = solve(x, [j for j in every if j not in kept], REFIT_ITERATIONS)
-        judged = _judged(params, x, jac(x, every), fun(x), wanted, weights)
-    return replace(judged, values={p.key: p.base if j in kept else p.from_x(x[j]) for j, p in enumerate(params)},
-                   kept=frozenset(params[j].key for j in kept))
-
+    def judge(self, x: np.ndarray) -> tuple[Fitted, np.ndarray, np.ndarray]:
+        """How well the runs tell each parameter at `x`, with the Jacobian and residuals there."""
+        j = self.jac(x, self.every)
+        r = self.fun(x)
+        return _judged(self.params, x, j, r, self.wanted, self.weights), j, r
 
 def told_by_runs(fitted: Fitted, key: str) -> bool:
     """Do the runs tell the parameter `key` (the module's docstring)?"""
     return (fitted.moves[key] >= DETERMINED or fitted.warms[key] >= DETERMINED_K or fitted.back[key] >= BACK
             or fitted.back_kelvin[key] >= BACK_K)
+
+
+def _lower(rms: tuple[float, float], than: tuple[float, float]) -> bool:
+    """Is `rms` (rates, temperatures) lower than `than` by BACK in rates or BACK_K in temperatures?"""
+    return rms[0] <= than[0] - BACK or rms[1] <= than[1] - BACK_K  # nan (no temperatures) is never lower
+
+
+def _told_apart(rises: Collection[tuple[float, float]]) -> bool:
+    """Does every other value of a choice raise the rates' RMS error by BACK or the temperatures' by BACK_K?"""
+    return all(rates >= BACK or kelvin >= BACK_K for rates, kelvin in rises)
 
 
 def _judged(params: Sequence[Parameter], x: np.ndarray, j: np.ndarray, r: np.ndarray,

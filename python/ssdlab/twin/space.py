@@ -15,8 +15,9 @@ behind how slowly it gets there, the controller's own resistance behind its quic
 absorb what the base's power model gives differently from the drive's: a twin's temperatures
 are fitted, its watts are the base's.
 
-Everything else (geometry, power, wear, errors) is not estimated: it is read from the runs
-where they say it (capacity) or kept at the base preset's typical values.
+The parallelism, the write buffer and firmware work are weighed as choices (`choices.py`).
+Everything else (the rest of the geometry, power, wear, errors) is not estimated: it is read
+from the runs where they say it (capacity) or kept at the base preset's typical values.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from pathlib import Path
 import tomlkit
 
 from ssdlab.presets import Preset
+from ssdlab.twin.choices import Choice
 from ssdlab.twin.evaluate import table_of
 from ssdlab.twin.origin import Origin
 from ssdlab.twin.search import Fitted
@@ -18,8 +19,8 @@ from ssdlab.twin.space import Parameter, source_of_ambient
 
 
 def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source], params: Sequence[Parameter],
-              fitted: Fitted, fitted_tests: Sequence[tuple[int, str]], link_read: str | None, database: Path,
-              read: Collection[str]) -> str:
+              choices: Sequence[Choice], fitted: Fitted, fitted_tests: Sequence[tuple[int, str]],
+              link_read: str | None, database: Path, read: Collection[str]) -> str:
     """The twin's preset; `read`: the searched keys whose start was read from the runs (their
     notes say so), which keep that note when the search cannot move them."""
     out = tomlkit.parse(tomlkit.dumps(doc))
@@ -36,11 +37,31 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
     drive["user_capacity_gb"].comment(f"read from run {sources[0].run.id}: its drive's capacity")
     if link_read is not None:
         drive["host"]["link"].comment(f"read from run {sources[0].run.id}: {link_read}")
-    drive["geometry"]["blocks_per_plane"].comment(
-        f"the base's ({base.name}) spare share at the drive's capacity; the geometry is the base's")
     tests = len(fitted_tests)
     fitted_runs = sorted({sources[i].run.id for i, _ in fitted_tests})
     fitted_to = f"run{'s' if len(fitted_runs) > 1 else ''} {', '.join(map(str, fitted_runs))}"
+    taken = [c for c in choices if fitted.values[c.key] != c.base]
+    moved_with = {f.key: c.key.rsplit(".", 1)[1] for c in taken for f in c.follows}
+    for c in choices:
+        table, leaf = table_of(out, c.key)
+        others = weighed(fitted, c.key)
+        if c in taken:
+            table[leaf] = fitted.values[c.key]
+            table[leaf].comment(f"fitted to {fitted_to} ({tests} tests): against {others}, the others fitted "
+                                "again around each")
+        elif fitted.determined(c.key):
+            table[leaf].comment(f"the base's ({base.name}), which the runs tell: against {others}, the others "
+                                "fitted again around each")
+        else:
+            table[leaf].comment(f"typical value, the base's ({base.name}): the runs do not tell it (against {others})")
+    for key, leaf_of_choice in moved_with.items():
+        if key not in {p.key for p in params}:
+            table, leaf = table_of(out, key)
+            table[leaf] = fitted.values[key]
+            table[leaf].comment(f"the base's ({base.name}) bytes with the twin's {leaf_of_choice}")
+    if "drive.geometry.blocks_per_plane" not in moved_with:
+        drive["geometry"]["blocks_per_plane"].comment(
+            f"the base's ({base.name}) spare share at the drive's capacity")
     ambients = []
     for p in params:
         if (source := source_of_ambient(p.key)) is not None:  # a run's condition, not the twin's
@@ -52,6 +73,11 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
             table[leaf].comment(
                 f"fitted to {fitted_to} ({tests} tests): 10 % moves {moved(fitted, p.key)}, the RMS error "
                 f"+{fitted.rise[p.key]:.1%}; the base's value {back(fitted, p.key)} (searched {p.low:g}..{p.high:g})")
+        elif p.key in moved_with:
+            table[leaf] = fitted.values[p.key]
+            table[leaf].comment(
+                f"the base's typical value ({p.base:g}) with the twin's {moved_with[p.key]}: the runs do not "
+                f"determine it (10 % moves {moved(fitted, p.key, at_most=True)})")
         elif p.key not in read:
             table[leaf].comment(
                 f"typical value, the base's ({base.name}): the runs do not determine it (10 % moves "
@@ -65,6 +91,14 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
                    f"{', '.join(ambients)} (`--ambient-c` runs the twin so).\n")
     header += "\n"
     return header + tomlkit.dumps(out)
+
+
+def weighed(fitted: Fitted, key: str) -> str:
+    """What each other value of choice `key` costs: the rates' RMS error, and the temperatures'
+    where the runs hold any."""
+    heat = not math.isnan(fitted.rms_kelvin)
+    return ", ".join(f"{option:g} the RMS error {rates:+.1%}" + (f", {kelvin:+.1f} K" if heat else "")
+                     for option, (rates, kelvin) in sorted(fitted.weighed[key].items()))
 
 
 def moved(fitted: Fitted, key: str, at_most: bool = False) -> str:
