@@ -56,10 +56,11 @@ def main() -> int:
                 wall, variants = sweep(Path(tmp) / f"{way}-{r}.db", args.scale, where)
                 walls[way].append(wall)
                 seen.append(variants)
-            # a cluster of its own each round (made outside the timing): its workers as fresh as
-            # the local pool's process, which is new each time
+            # a cluster of its own each round, made outside the timing; its workers import
+            # ssdlab and the simulator when they start, as `ssdlab worker` does (the local
+            # pool's threads run in the command's own process, which has imported them)
             with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                              dashboard_address=None) as cluster:
+                              dashboard_address=None, preload=["ssdlab.distributed.preload"]) as cluster:
                 address = ["--cluster", cluster.scheduler_address]
                 wall, variants = sweep(Path(tmp) / f"cluster-{r}.db", args.scale, address)
             walls["cluster"].append(wall)

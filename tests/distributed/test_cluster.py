@@ -16,7 +16,7 @@ from pathlib import Path
 import cloudpickle
 import dask
 import pytest
-from distributed import LocalCluster
+from distributed import Client, LocalCluster
 
 from ssdlab.catalogue import Scale
 from ssdlab.distributed.cluster import TLS_NEEDED, ClusterRunner, run_on_worker, scheduler_address
@@ -64,6 +64,13 @@ def swept(local_cluster, tmp_path_factory):
         db = tmp_path_factory.mktemp(where) / "ssdlab.db"
         out[where] = db, json.loads(run_cli("sweep", "wd-sn850-1tb", *GRID, *OPTIONS, *extra, "--json", db=db).stdout)
     return out
+
+
+def test_a_worker_given_ssdlabs_preload_has_the_simulator_before_its_first_task():
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+                      preload=["ssdlab.distributed.preload"]) as local, Client(local) as client:
+        loaded = client.run(lambda: [name in sys.modules for name in ("ssdlab._ssdsim", "ssdlab.distributed.cluster")])
+    assert list(loaded.values()) == [[True, True]]
 
 
 def test_a_sweep_on_the_cluster_scores_as_on_this_machine(swept):

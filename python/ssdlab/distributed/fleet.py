@@ -98,6 +98,8 @@ def serve(address: str, offered: Offered, security: Any = None, name: str | None
     from distributed import Worker
     from distributed.utils import get_ip
 
+    import ssdlab.distributed.preload  # noqa: F401  (the simulator, before the first task)
+
     global _offered
     _offered = offered
     scheduler_host = _address_host(address)

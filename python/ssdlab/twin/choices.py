@@ -4,16 +4,17 @@
 A slope cannot find them. The dies and planes are whole numbers; the buffer and the firmware
 work move the figures in steps (a burst outruns the NAND or not, a checkpoint's stall falls in
 a test or not), so a 10 % difference measures an edge, or nothing. Instead each is weighed at
-a few values (OPTIONS: half and twice a count, a quarter and four times a size or a cost) against
-the base's, the other parameters fitted again around each (`search.py`).
+a few values (CHOICES: half and twice a count, a quarter and four times a size or a cost)
+against the base's, the other parameters fitted again around each (`search.py`).
 
-A drive with twice the dies and dies half as fast has the same ceilings: what tells them apart
+A drive with twice the dies, each half as fast, has the same ceilings: what tells them apart
 is how the rates grow with the queue depth, and how long a single read takes. So an option
-of parallelism carries the NAND times that keep the ceilings (FOLLOWS: a die twice as many
-reads and programs in twice the time, a program of twice the planes takes twice as long), and
-the blocks per plane and the garbage collector's thresholds that keep the capacity, the spare
-and the collector's reserve in bytes. What is left to tell the options apart is then the shape,
-not the level the continuous parameters give anyway.
+of parallelism carries the fitted NAND times that keep the ceilings (FOLLOWS: with twice the
+dies a die reads and programs in twice the time, with twice the planes a program takes twice
+as long; an untold time stays the typical time of one die), and the blocks per plane and the
+garbage collector's thresholds that keep the capacity, the spare and the collector's reserve
+in bytes. What is left to tell the options apart is then the shape, not the level the
+continuous parameters give anyway.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ way and started again measures nothing twice.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
 from collections.abc import Sequence
@@ -56,7 +57,7 @@ class EvaluationCache:
     """Figures measured so far, by candidate, source run and test, kept in a JSON file (None:
     in memory). A test's figures are its own: each test of a run starts from a purged drive."""
 
-    VERSION = 3  # 3: temperatures among the figures
+    VERSION = 4  # 3: temperatures among the figures; 4: keys name the base and each run's conditions
 
     def __init__(self, path: Path | None):
         self.path = path
@@ -70,10 +71,6 @@ class EvaluationCache:
             if version != self.VERSION:
                 raise SsdlabError(f"{path} was written by another version of `ssdlab fit`: remove it to start the "
                                   "fit anew")
-
-    @staticmethod
-    def key(values: Values, source: int, test: str) -> str:
-        return json.dumps([sorted(values.items()), source, test])
 
     def get(self, key: str) -> dict[str, float] | None:
         rows = self._found.get(key)
@@ -99,10 +96,22 @@ class Evaluator:
                  jobs: int | None = None, runner_for: RunnerFor = LocalRunner.planned):
         self.doc, self.sources, self.cache, self.jobs, self.runner_for = doc, list(sources), cache, jobs, runner_for
         self.measured_runs = 0
+        self._base = hashlib.sha256(tomlkit.dumps(doc).encode()).hexdigest()
+        self._conditions = [json.dumps(s.conditions(), default=str, sort_keys=True) for s in self.sources]
         self._dir = tempfile.TemporaryDirectory(prefix="ssdlab-fit-")
 
     def close(self) -> None:
         self._dir.cleanup()
+
+    def key(self, values: Values, source: int, test: str) -> str:
+        """What a candidate's figures of a test depend on, which names them in the record: the
+        base document, the values over it, the source run's conditions and, where it holds
+        temperatures, the tests before in its order (a fit of other runs, or from another base,
+        into the same file measures its own)."""
+        s = self.sources[source]
+        run = s.tests[:s.tests.index(test) + 1] if s.warmed else (test,)
+        named = json.dumps([self._base, sorted(values.items()), self._conditions[source], run])
+        return hashlib.sha256(named.encode()).hexdigest()
 
     def measure(self, asked: Sequence[tuple[Values, Sequence[tuple[int, str]]]]) -> list[Measured]:
         """Each candidate's figures on its tests ((source, test id) pairs), the tests not yet
@@ -112,7 +121,7 @@ class Evaluator:
         do (each starts as warm as they left it)."""
         jobs, owners = [], []
         for values, tests in asked:
-            missing = [(i, t) for i, t in dict.fromkeys(tests) if self.cache.get(self.cache.key(values, i, t)) is None]
+            missing = [(i, t) for i, t in dict.fromkeys(tests) if self.cache.get(self.key(values, i, t)) is None]
             if not missing:
                 continue
             text = candidate_text(self.doc, values)
@@ -134,16 +143,16 @@ class Evaluator:
                     if outcome.error is not None:
                         raise SsdlabError(f"a candidate twin did not run: {outcome.error}")
                     for t in wanted:
-                        found[self.cache.key(values, i, t)] = {}
+                        found[self.key(values, i, t)] = {}
                     for f in run_figures(store, outcome.run_id, wanted):
-                        found[self.cache.key(values, i, f.test)][f.name] = f.value
+                        found[self.key(values, i, f.test)][f.name] = f.value
             self.cache.put(found)
             self.measured_runs += len(jobs)
         measured = []
         for values, tests in asked:
             figures: Measured = {}
             for i, t in tests:
-                for name, value in (self.cache.get(self.cache.key(values, i, t)) or {}).items():
+                for name, value in (self.cache.get(self.key(values, i, t)) or {}).items():
                     figures[(i, t, name)] = value
             measured.append(figures)
         return measured
