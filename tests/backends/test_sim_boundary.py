@@ -140,3 +140,22 @@ def test_a_step_the_simulator_does_not_know_is_a_step_error_in_one_short_line(dr
         drive.run_step(sent)
     text = str(refused.value)
     assert text.startswith(message) and "\n" not in text and len(text) < 200, text
+
+
+def test_a_drive_made_on_one_thread_is_freed_on_another():
+    """A Dask worker runs each task on a thread of its pool; a drive the cyclic collector frees
+    later may be freed on another thread. That must free it, not leak it with an error."""
+    import sys
+    import threading
+
+    made: list[_ssdsim.Drive] = []
+    maker = threading.Thread(target=lambda: made.append(_ssdsim.Drive(SMALL.read_text())))
+    maker.start()
+    maker.join()
+    raised = []
+    hook, sys.unraisablehook = sys.unraisablehook, raised.append
+    try:
+        made.clear()  # the last reference, on this thread
+    finally:
+        sys.unraisablehook = hook
+    assert raised == []

@@ -95,8 +95,11 @@ impl Progress {
     }
 }
 
-/// A simulated drive whose state persists from step to step.
-#[pyclass(module = "ssdlab._ssdsim", unsendable)]
+/// A simulated drive whose state persists from step to step. Send and Sync, so that it may
+/// be freed on another thread than its own: a Dask worker runs tasks on a thread pool, and
+/// the cyclic collector frees what it finds on whichever thread it runs (an `unsendable`
+/// class would be leaked there, a whole mapping table, with an error).
+#[pyclass(module = "ssdlab._ssdsim")]
 struct Drive {
     inner: ssdsim::Drive,
     /// Set when a step panicked: the drive's state may be inconsistent.

@@ -59,7 +59,7 @@ impl CacheView {
 }
 
 /// An SLC cache policy (see module docs).
-pub trait CachePolicy: Send {
+pub trait CachePolicy: Send + Sync {
     /// Host data (units) the policy lets the cache hold in the current state.
     fn policy_units(&self, v: &CacheView) -> u64;
     /// Host data (units) the cache may hold: the policy's, within the superblocks still

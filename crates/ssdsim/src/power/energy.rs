@@ -14,7 +14,7 @@ const S_PER_NS: f64 = 1e-9;
 const A_PER_MA: f64 = 1e-3;
 
 /// What the drive's work costs, on top of its power with nothing to do.
-pub trait EnergyModel: Send {
+pub trait EnergyModel: Send + Sync {
     /// The energy of `work`, J.
     fn joules(&self, work: &Work) -> f64;
 }

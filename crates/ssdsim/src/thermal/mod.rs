@@ -75,7 +75,7 @@ impl FromStr for Cooling {
 }
 
 /// A model of the drive's temperature.
-pub trait ThermalModel: Send {
+pub trait ThermalModel: Send + Sync {
     /// `dt_s` seconds at a constant `power_w`.
     fn advance(&mut self, dt_s: f64, power_w: f64);
     /// What the drive's sensor reads (its composite temperature), °C.
@@ -85,7 +85,7 @@ pub trait ThermalModel: Send {
 }
 
 /// When the firmware throttles.
-pub trait Throttling: Send {
+pub trait Throttling: Send + Sync {
     /// The level for a sensor reading `temp_c`, rising `rise_k_per_s` over the last second.
     fn level(&mut self, temp_c: f64, rise_k_per_s: f64) -> Level;
 }

@@ -31,7 +31,7 @@ impl Rber {
 }
 
 /// A model of raw bit errors (see module docs).
-pub trait RawErrors: Send {
+pub trait RawErrors: Send + Sync {
     fn rber(&self, cycles: f64, age_s: f64, block_reads: f64) -> Rber;
 }
 

@@ -10,7 +10,7 @@
 use crate::config::{Levelling as Kind, WearConfig};
 
 /// A wear-levelling policy (see module docs).
-pub trait Levelling: Send {
+pub trait Levelling: Send + Sync {
     /// Index of the free superblock to write next, among `wear` (each free superblock's
     /// wear in native P/E cycles in the order they were freed, None where not usable).
     fn pick(&self, wear: &mut dyn Iterator<Item = Option<f64>>) -> Option<usize>;

@@ -22,7 +22,7 @@ pub use greedy::Greedy;
 use crate::config::VictimKind;
 
 /// A victim-selection policy over full superblocks.
-pub trait VictimPolicy: Send {
+pub trait VictimPolicy: Send + Sync {
     /// A full superblock with `valid` valid units, closed at `age_stamp` (the FTL's
     /// write clock), joins the set.
     fn insert(&mut self, sb: u32, valid: u32, age_stamp: u64);
