@@ -6,7 +6,11 @@ predicts a test it was not fitted to, and what the runs cannot tell stays typica
 from __future__ import annotations
 
 import json
+import os
 import statistics
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -72,6 +76,31 @@ def test_the_twin_is_a_preset_like_any_other_whose_runs_name_where_it_came_from(
         f"a twin of Crucial P5 Plus 1 TB, fitted by `ssdlab fit` from crucial-p5plus-1tb to run 1 of {db.resolve()}")
     run_cli("report", "latest", "-o", tmp_path / "report.html", db=tmp_path / "ssdlab.db")
     assert "fitted by `ssdlab fit` from crucial-p5plus-1tb to run 1 of" in (tmp_path / "report.html").read_text()
+    # what is slow, costly or destructive to ask of the drive: aged, under a trace
+    run_cli("run", f"sim:{twin}", "--age", "2000pe", "--suite", "trace", "--scale", SCALE, db=tmp_path / "aged.db")
+    aged = json.loads(run_cli("show", "latest", "--json", db=tmp_path / "aged.db").stdout)
+    assert aged["run"]["status"] == "done" and aged["engine"]["age"] == "2000pe"
+    assert aged["tests"] and all(t["status"] == "done" for t in aged["tests"])
+
+
+def test_a_fit_killed_part_way_resumes_to_the_same_twin_measuring_only_what_is_missing(fitted, tmp_path):
+    db, twin, report = fitted
+    again = tmp_path / "twin.toml"
+    record = tmp_path / "twin.toml.fit.json"
+    argv = [sys.executable, "-m", "ssdlab", "fit", "1", "-o", str(again), "--base", "crucial-p5plus-1tb",
+            "--hold-out", HELD_OUT, "--json", "--db", str(db)]
+    killed = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "TMPDIR": str(tmp_path)})  # what it leaves, left here
+    deadline = time.monotonic() + 120
+    while not record.exists() and killed.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    killed.kill()
+    killed.wait()
+    assert record.exists() and not again.exists(), "the fit ended before it was killed"
+    resumed = json.loads(run_cli("fit", "1", "-o", again, "--base", "crucial-p5plus-1tb", "--hold-out", HELD_OUT,
+                                 "--json", db=db).stdout)
+    assert 0 < resumed["evaluations"] < report["evaluations"]
+    assert again.read_text() == twin.read_text()
 
 
 @pytest.mark.parametrize("table, says", [
