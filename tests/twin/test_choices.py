@@ -21,6 +21,7 @@ from ssdlab.twin.search import search
 from ssdlab.twin.sources import Source
 from ssdlab.twin.space import Parameter
 from tests.conftest import run_cli
+from tests.twin.test_search import Formula
 
 # "n" dies, each reading in "a": a single read takes a, a deep queue reads n / a; "m" moves nothing
 TRUTH = {"a": 4.0, "n": 4}
@@ -31,23 +32,13 @@ def figures(values: dict[str, float], test: str) -> dict[str, float]:
     return {"QD1": 1000 / values["a"], "QD32": 500 * n / values["a"]}
 
 
-class Formula:
-    def __init__(self):
-        self.measured_runs = 0
-
-    def measure(self, asked):
-        self.measured_runs += len(asked)
-        return [{(i, t, name): v for i, t in tests for name, v in figures(values, t).items()}
-                for values, tests in asked]
-
-
 def test_the_search_takes_the_value_the_runs_tell_and_keeps_what_moves_nothing():
     source = Source(run=None, tests=("reads",), host={}, durations={}, scores={},
                     figures=tuple(Figure("reads", name, v, RATE) for name, v in figures(TRUTH, "reads").items()))
     params = [Parameter("a", "a", base=1.0, low=0.1, high=100.0, integer=False)]
     dies = Choice("n", "dies", 2, (1, 4), (Follower("a", 1.0, 1.0, 0.1, 100.0, False),))
     nothing = Choice("m", "moves nothing", 8, (2, 32))
-    fitted = search(Formula(), params, [source], held_out=set(), choices=[dies, nothing])
+    fitted = search(Formula(figures), params, [source], held_out=set(), choices=[dies, nothing])
     # at 2 dies no a meets both figures; 4 dies, a read taking twice as long, meets both
     assert fitted.values["n"] == 4 and fitted.determined("n")
     assert fitted.values["a"] == pytest.approx(TRUTH["a"], rel=0.01)

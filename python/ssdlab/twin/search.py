@@ -86,6 +86,11 @@ class Fitted:
     def determined(self, key: str) -> bool:
         return key not in self.kept
 
+    @property
+    def warmed(self) -> bool:
+        """Do the fitted runs hold temperatures?"""
+        return not math.isnan(self.rms_kelvin)
+
 
 def fitted_tests(sources: Sequence[Source], held_out: set[str]) -> list[tuple[int, str]]:
     return [(i, t) for i, s in enumerate(sources) for t in s.tests if t not in held_out]
@@ -108,6 +113,7 @@ class _Search:
         self.hi = np.array([math.log(p.high) for p in params])
         self.x0 = np.clip(np.array([p.to_x(p.base) for p in params]), self.lo, self.hi)
         self.every = list(range(len(params)))
+        self.keys = {p.key for p in params}
         self.chosen: Values = {}  # the choices' values away from the base's (and what follows them)
         self.best = math.inf
         # the tests each parameter's step measures: all, until the first Jacobian says which it moves
@@ -205,8 +211,7 @@ class _Search:
         for k in free:
             if self.params[k].key in changes:
                 start[k] = min(max(self.params[k].to_x(changes[self.params[k].key]), self.lo[k]), self.hi[k])
-        keys = {p.key for p in self.params}
-        return start, self.chosen | {key: v for key, v in changes.items() if key not in keys}
+        return start, self.chosen | {key: v for key, v in changes.items() if key not in self.keys}
 
     def values_at(self, x: np.ndarray) -> Values:
         return {p.key: p.from_x(v) for p, v in zip(self.params, x)} | self.chosen

@@ -3,7 +3,6 @@ set carrying where it came from, in the citation style of the built-in presets."
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -54,8 +53,9 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
                                 "fitted again around each")
         else:
             table[leaf].comment(f"typical value, the base's ({base.name}): the runs do not tell it (against {others})")
+    searched = {p.key for p in params}
     for key, leaf_of_choice in moved_with.items():
-        if key not in {p.key for p in params}:
+        if key not in searched:
             table, leaf = table_of(out, key)
             table[leaf] = fitted.values[key]
             table[leaf].comment(f"the base's ({base.name}) bytes with the twin's {leaf_of_choice}")
@@ -94,10 +94,8 @@ def twin_text(doc: tomlkit.TOMLDocument, base: Preset, sources: Sequence[Source]
 
 
 def weighed(fitted: Fitted, key: str) -> str:
-    """What each other value of choice `key` costs: the rates' RMS error, and the temperatures'
-    where the runs hold any."""
-    heat = not math.isnan(fitted.rms_kelvin)
-    return ", ".join(f"{option:g} the RMS error {rates:+.1%}" + (f", {kelvin:+.1f} K" if heat else "")
+    """What each other value of choice `key` costs."""
+    return ", ".join(f"{option:g} the RMS error {cost(fitted, rates, kelvin)}"
                      for option, (rates, kelvin) in sorted(fitted.weighed[key].items()))
 
 
@@ -105,14 +103,16 @@ def moved(fitted: Fitted, key: str, at_most: bool = False) -> str:
     """What 10 % of `key` moves (`at_most`: no more than that): a rate, by a share; a
     temperature, where the runs hold any, by kelvins."""
     rate, kelvin = f"{fitted.moves[key]:.1%}", f"{fitted.warms[key]:.1f} K"
-    heat = not math.isnan(fitted.rms_kelvin)
     if at_most:
-        return f"no rate more than {rate}" + (f" and no temperature more than {kelvin}" if heat else "")
-    return f"a rate {rate}" + (f", a temperature {kelvin}" if heat else "")
+        return f"no rate more than {rate}" + (f" and no temperature more than {kelvin}" if fitted.warmed else "")
+    return f"a rate {rate}" + (f", a temperature {kelvin}" if fitted.warmed else "")
 
 
 def back(fitted: Fitted, key: str) -> str:
-    """What putting `key` back at the base's value would cost: the rates' RMS error, and the
-    temperatures' where the runs hold any."""
-    heat = not math.isnan(fitted.rms_kelvin)
-    return f"+{fitted.back[key]:.1%}" + (f", {fitted.back_kelvin[key]:+.1f} K" if heat else "")
+    """What putting `key` back at the base's value would cost."""
+    return cost(fitted, fitted.back[key], fitted.back_kelvin[key])
+
+
+def cost(fitted: Fitted, rates: float, kelvin: float) -> str:
+    """A rise of the rates' RMS error, and of the temperatures' where the runs hold any."""
+    return f"{rates:+.1%}" + (f", {kelvin:+.1f} K" if fitted.warmed else "")
