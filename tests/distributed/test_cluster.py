@@ -24,6 +24,7 @@ from ssdlab.distributed.overrides import apply_overrides
 from ssdlab.distributed.results import sweep_table
 from ssdlab.distributed.runner import RunJob
 from ssdlab.distributed.sweeps import resume_sweep, run_sweep
+from ssdlab.distributed.worker_settings import WORKER, environment
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import SilentReporter
 from ssdlab.presets import load_preset
@@ -71,6 +72,13 @@ def test_a_worker_given_ssdlabs_preload_has_the_simulator_before_its_first_task(
                       preload=["ssdlab.distributed.preload"]) as local, Client(local) as client:
         loaded = client.run(lambda: [name in sys.modules for name in ("ssdlab._ssdsim", "ssdlab.distributed.cluster")])
     assert list(loaded.values()) == [[True, True]]
+
+
+def test_a_plain_dask_worker_given_the_documented_environment_has_ssdlabs_settings():
+    read = dask.config.collect_env(environment())
+    assert {key: dask.config.get(key, config=read) for key in WORKER} == WORKER
+    documented = " ".join((Path(__file__).parents[2] / "docs" / "sweeps.md").read_text().replace("\\\n", " ").split())
+    assert " ".join(f"{name}={value}" for name, value in environment().items()) + " dask worker" in documented
 
 
 def test_a_sweep_on_the_cluster_scores_as_on_this_machine(swept):

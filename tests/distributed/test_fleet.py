@@ -131,6 +131,23 @@ def test_a_mounted_drive_is_refused_by_the_safety_checks_of_its_host(fleet, tmp_
     assert "mounted" in proc.stderr and str(fleet.base / "mnt") in " ".join(proc.stderr.split())
 
 
+def test_the_workers_dask_diagnostics_are_turned_down(fleet):
+    from distributed import Client
+    with Client(fleet.address, timeout=30, set_as_default=False) as client:
+        seen = client.run(lambda dask_worker: ("profile" in dask_worker.periodic_callbacks,
+                                               dask_worker.periodic_callbacks["tick"].callback_time))
+    assert list(seen.values()) == [(False, 1000)]  # worker_settings.WORKER: no profiler, a tick a second
+
+
+def test_a_sweep_on_an_ssdlab_worker_scores_as_on_this_machine(fleet, tmp_path):
+    swept = ["sweep", "wd-sn850-1tb", "--set", "cache.max_cell_share=0.3,0.7", "--suite", "quick", "--tests",
+             "rand-read-burst", "--scale", "0.01", "--json"]
+    on_worker, here = (json.loads(run_cli(*swept, *where, db=tmp_path / f"{i}.db").stdout)["variants"]
+                       for i, where in enumerate((["--cluster", fleet.address], [])))
+    assert [v["status"] for v in on_worker] == ["done", "done"]
+    assert [(v["name"], v["scores"]) for v in on_worker] == [(v["name"], v["scores"]) for v in here]
+
+
 def test_a_drive_the_worker_does_not_offer_is_refused_before_anything_is_sent(fleet, tmp_path):
     db = tmp_path / "ssdlab.db"
     proc = fleet.run(fleet.other, "--destroy-data", fleet.other.name, db=db, check=False)

@@ -95,10 +95,12 @@ def serve(address: str, offered: Offered, security: Any = None, name: str | None
     """Run a Dask worker in this process, offering `offered`, until it is stopped (Ctrl-C). It
     listens on the address this host reaches the scheduler from (the loopback for a scheduler
     there), and its HTTP server (metrics, no authentication) on the loopback only."""
+    import dask
     from distributed import Worker
     from distributed.utils import get_ip
 
     import ssdlab.distributed.preload  # noqa: F401  (the simulator, before the first task)
+    from ssdlab.distributed.worker_settings import WORKER
 
     global _offered
     _offered = offered
@@ -118,7 +120,8 @@ def serve(address: str, offered: Offered, security: Any = None, name: str | None
                 await _runs_stopped(worker)
 
     try:
-        asyncio.run(work())
+        with dask.config.set(WORKER):
+            asyncio.run(work())
     except OSError as exc:
         raise SsdlabError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
