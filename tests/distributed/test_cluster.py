@@ -31,9 +31,10 @@ from ssdlab.presets import load_preset
 from ssdlab.session import RunRequest
 from ssdlab.store import Store
 from tests.conftest import run_cli
-from tests.distributed.test_sweeps import GRID, TESTS, made_trace, stopped_sweep
+from tests.distributed.test_sweeps import GRID, TESTS, made_trace, scores_alone, stopped_sweep
 
 OPTIONS = ["--suite", "quick", "--tests", "rand-read-burst", "--scale", "0.01"]
+EIGHT = [*GRID, "--set", "nand.tlc.t_prog_us=500,800"]  # 2 x 2 x 2 variants
 
 # the workers run this module's task below by value: they need not import the tests
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -58,12 +59,12 @@ def cluster(local_cluster):
 
 @pytest.fixture(scope="module")
 def swept(local_cluster, tmp_path_factory):
-    """The same 2 x 2 sweep on the cluster and on this machine: each database and table."""
+    """The same 8 variants swept on the cluster and on this machine: each database and table."""
     out = {}
     local_cluster.wait_for_workers(2, timeout=120)
     for where, extra in (("cluster", ["--cluster", local_cluster.scheduler_address]), ("local", [])):
         db = tmp_path_factory.mktemp(where) / "ssdlab.db"
-        out[where] = db, json.loads(run_cli("sweep", "wd-sn850-1tb", *GRID, *OPTIONS, *extra, "--json", db=db).stdout)
+        out[where] = db, json.loads(run_cli("sweep", "wd-sn850-1tb", *EIGHT, *OPTIONS, *extra, "--json", db=db).stdout)
     return out
 
 
@@ -84,9 +85,14 @@ def test_a_plain_dask_worker_given_the_documented_environment_has_ssdlabs_settin
 def test_a_sweep_on_the_cluster_scores_as_on_this_machine(swept):
     (_, on_cluster), (_, here) = swept["cluster"], swept["local"]
     assert [v["name"] for v in on_cluster["variants"]] == [v["name"] for v in here["variants"]]
-    assert [v["status"] for v in on_cluster["variants"]] == ["done"] * 4
+    assert [v["status"] for v in on_cluster["variants"]] == ["done"] * 8
     assert [v["scores"] for v in on_cluster["variants"]] == [v["scores"] for v in here["variants"]]
     assert all(v["scores"]["rand-read-burst"] for v in on_cluster["variants"])
+
+
+def test_each_variant_on_the_cluster_gives_the_scores_it_gives_alone(swept, tmp_path):
+    db, table = swept["cluster"]
+    assert scores_alone(db, table, OPTIONS, tmp_path) == [v["scores"] for v in table["variants"]]
 
 
 def test_the_clients_database_has_every_run_with_its_variants_preset(swept):

@@ -92,13 +92,21 @@ def test_each_run_carries_its_variants_whole_preset(swept):
 
 def test_each_variant_gives_the_scores_it_gives_alone(swept, tmp_path):
     db, table = swept
+    assert scores_alone(db, table, OPTIONS, tmp_path) == [v["scores"] for v in table["variants"]]
+
+
+def scores_alone(db: Path, table: dict, options: list[str], tmp_path: Path) -> list[dict]:
+    """The scores of each variant of a sweep's `table` run alone (`ssdlab run` of its whole
+    preset, as stored in `db`)."""
     with Store.open_existing(db) as store:
         texts = [store.run_extras(v["run_id"])["options"]["preset_toml"] for v in table["variants"]]
-    for k, (variant, text) in enumerate(zip(table["variants"], texts)):
+    scores = []
+    for k, text in enumerate(texts):
         preset = tmp_path / f"variant-{k}.toml"
         preset.write_text(text)
-        alone = json.loads(run_cli("run", f"sim:{preset}", *OPTIONS, "--json", db=tmp_path / "alone.db").stdout)
-        assert {t["id"]: t["primary_score"]["value"] for t in alone["tests"]} == variant["scores"]
+        alone = json.loads(run_cli("run", f"sim:{preset}", *options, "--json", db=tmp_path / "alone.db").stdout)
+        scores.append({t["id"]: t["primary_score"]["value"] for t in alone["tests"]})
+    return scores
 
 
 def test_sweeps_lists_each_sweep_and_a_finished_sweep_does_not_resume(swept):
