@@ -92,9 +92,10 @@ def _device_with_serial(serial: str, commands: Commands, sys_root: Path) -> Path
 
 def serve(address: str, offered: Offered, security: Any = None, name: str | None = None,
           nthreads: int | None = None) -> None:
-    """Run a Dask worker in this process, offering `offered`, until it is stopped (Ctrl-C). It
-    listens on the address this host reaches the scheduler from (the loopback for a scheduler
-    there), and its HTTP server (metrics, no authentication) on the loopback only."""
+    """Run a Dask worker in this process, offering `offered`, until it is stopped (Ctrl-C), with
+    Dask's own diagnostics turned down (worker_settings.py). It listens on the address this
+    host reaches the scheduler from (the loopback for a scheduler there), and its HTTP server
+    (metrics, no authentication) on the loopback only."""
     import dask
     from distributed import Worker
     from distributed.utils import get_ip
