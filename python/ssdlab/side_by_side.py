@@ -97,10 +97,10 @@ def plan_requests(requests: Sequence[RunRequest], asked_jobs: int | None, meminf
         endurance_fields(r, test_ids, r.preset_text or load_preset(r.target[len(SIM_PREFIX):]).text)
         # Building each drive refuses a bad preset, or an age it cannot reach, before any run starts, and
         # gives its size.
-        needs.append(-(-planned_capacity(r, test_ids) * SIM_BYTES_PER_TB // TB))
+        needs.append(memory_need(r, test_ids))
     needs.sort(reverse=True)
     jobs = min(len(requests), asked_jobs or len(os.sched_getaffinity(0)))
-    available = _available_bytes(meminfo)
+    available = available_bytes(meminfo)
     if available is None:
         return Plan(list(requests), jobs)
     fit = 1
@@ -117,7 +117,15 @@ def _check_jobs(asked_jobs: int | None) -> None:
         raise SsdlabError(f"--jobs must be 1 to {MAX_JOBS}, not {asked_jobs}")
 
 
-def _available_bytes(meminfo: Path) -> int | None:
+def memory_need(request: RunRequest, test_ids: list[str] | None = None) -> int:
+    """The memory a simulated drive's run may take, at most (SIM_BYTES_PER_TB of its capacity);
+    `test_ids`: the request's tests, when already selected."""
+    if test_ids is None:
+        test_ids = selected_tests(request)[2]
+    return -(-planned_capacity(request, test_ids) * SIM_BYTES_PER_TB // TB)
+
+
+def available_bytes(meminfo: Path = MEMINFO) -> int | None:
     """MemAvailable from the kernel, or None where it cannot be read."""
     try:
         for line in meminfo.read_text().splitlines():

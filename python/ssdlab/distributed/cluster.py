@@ -36,13 +36,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ssdlab.distributed.memory_budget import simulated_drives
 from ssdlab.distributed.runner import Outcome, ReporterFor, RunJob
 from ssdlab.distributed.streamed import Following, StreamingReporter
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import Reporter
 from ssdlab.model import Test, TestStatus
 from ssdlab.session import RunRequest, resume_run, start_run
-from ssdlab.side_by_side import StopBetweenSteps
+from ssdlab.side_by_side import StopBetweenSteps, memory_need
 from ssdlab.store import Store
 from ssdlab.store.transfer import RunRows, read_run, write_run
 
@@ -68,13 +69,21 @@ def run_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str
                   traces: dict[str, bytes] | None = None) -> WorkerResult:
     """The task of a simulated drive: `request` as a new run, or, with `stored` (a run's rows),
     that run continued; in a private database, whose rows of the run it returns (and sends
-    on `topic` as it goes: streamed.py). `traces`: the contents of the request's trace files
-    (the client's paths), which this host may not have; written beside the database, each
-    under its own name."""
+    on `topic` as it goes: streamed.py), once its drive fits in this worker's memory beside
+    the drives of its other tasks (memory_budget.py). `traces`: the contents of the request's
+    trace files (the client's paths), which this host may not have; written beside the
+    database, each under its own name."""
     with tempfile.TemporaryDirectory(prefix="ssdlab-worker-") as directory:
         if traces:
             request = replace(request, traces=_traces_here(request.traces, traces, Path(directory)))
-        return run_in(Path(directory) / "ssdlab.db", request, stored, topic, stopping, every_test=False)
+        try:
+            need = memory_need(request)
+        except SsdlabError as exc:
+            return WorkerResult(None, str(exc), exc.exit_code)
+        with simulated_drives.held(need, stopping) as held:
+            if not held:
+                return WorkerResult(None, "its worker was stopped before the run started", Interrupted.exit_code)
+            return run_in(Path(directory) / "ssdlab.db", request, stored, topic, stopping, every_test=False)
 
 
 def _traces_here(paths: tuple[str, ...], contents: dict[str, bytes], directory: Path) -> tuple[str, ...]:
