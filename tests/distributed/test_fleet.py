@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab.distributed.fleet import FleetRunner, Placed, offered_drives
+from ssdlab.distributed.fleet import FleetRunner, Offered, Placed, offered_drives, worker_threads
 from ssdlab.errors import SsdlabError
 from ssdlab.model import RunStatus, TestStatus
 from ssdlab.store import Store
@@ -359,6 +359,12 @@ def test_a_worker_of_other_versions_is_refused_unless_mixed_versions_are_allowed
     assert other.place("lab-3:/dev/nvme1n1").path == "/dev/nvme1n1"
     with pytest.raises(SsdlabError, match="no worker offers lab-3:/dev/nvme2n1; the fleet offers: lab-3:/dev/nvme1n1"):
         _runner().place("lab-3:/dev/nvme2n1")
+
+
+def test_a_worker_runs_a_task_per_drive_it_offers_or_without_drives_one_per_core():
+    drives = Offered({"S1": "/dev/nvme0n1", "loop3": "/dev/loop3"}, None)
+    assert worker_threads(None, drives) == 2 and worker_threads(5, drives) == 5
+    assert worker_threads(None, Offered({}, None)) == len(os.sched_getaffinity(0))
 
 
 def test_a_worker_offers_only_the_drives_named_and_finds_a_serial_on_its_host(tmp_path):

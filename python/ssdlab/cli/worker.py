@@ -26,7 +26,7 @@ def worker_command(
                                      "worker.pem")] = None,
     name: Annotated[str | None, typer.Option(help="the worker's name in the cluster")] = None,
     threads: Annotated[int | None, typer.Option(
-        metavar="N", help="tasks at once (1-64; default one per drive, at least 1)")] = None,
+        metavar="N", help="tasks at once (1-64; default one per drive, or one per usable core without drives)")] = None,
     db: DbOption = None,
 ) -> None:
     """Serve a Dask cluster from this host: its simulated runs, and runs on the drives named here, with every

@@ -20,6 +20,7 @@ real drives before anything runs, unless `--allow-mixed-versions`.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import time
@@ -109,9 +110,8 @@ def serve(address: str, offered: Offered, security: Any = None, name: str | None
     listen = "127.0.0.1" if is_loopback(scheduler_host) else get_ip(scheduler_host)
 
     async def work() -> None:
-        threads = nthreads or max(1, len(offered.drives))
-        async with Worker(address, nthreads=threads, security=security, name=name, host=listen,
-                          dashboard_address="127.0.0.1:0") as worker:
+        async with Worker(address, nthreads=worker_threads(nthreads, offered), security=security, name=name,
+                          host=listen, dashboard_address="127.0.0.1:0") as worker:
             asked = asyncio.Event()
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 asyncio.get_running_loop().add_signal_handler(signum, lambda: (stopping.set(), asked.set()))
@@ -125,6 +125,12 @@ def serve(address: str, offered: Offered, security: Any = None, name: str | None
             asyncio.run(work())
     except OSError as exc:
         raise SsdlabError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+def worker_threads(asked: int | None, offered: Offered) -> int:
+    """Tasks at once: `asked` (--threads), else one per drive offered, else (simulated drives
+    only) one per usable core, as `--jobs` has on one machine."""
+    return asked or len(offered.drives) or len(os.sched_getaffinity(0))
 
 
 async def _runs_stopped(worker: Any) -> None:
