@@ -5,6 +5,7 @@ waits lets it go holding nothing. Real threads; nothing is timed but how long a 
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ssdlab.catalogue import Scale
@@ -15,6 +16,13 @@ from ssdlab.side_by_side import SIM_BYTES_PER_TB
 from ssdlab.units import GiB
 
 WAIT_S = 30  # how long a test waits for what must happen (a failure, not a timing)
+
+
+def _until(happened) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not happened():
+        assert time.monotonic() < deadline, "it did not happen"
+        time.sleep(0.01)
 
 
 def _hold(budget: MemoryBudget, need: int, events: list[str], name: str, until: threading.Event,
@@ -33,10 +41,9 @@ def test_a_drive_that_does_not_fit_beside_another_waits_for_it_to_end():
     second_may_end.set()
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(_hold, budget, 2 * GiB, events, "first", first_ends)
-        while events != ["first holds"]:
-            threading.Event().wait(0.01)
+        _until(lambda: events == ["first holds"])
         second = pool.submit(_hold, budget, 2 * GiB, events, "second", second_may_end)
-        threading.Event().wait(0.2)  # long enough for the second to hold, were it let through
+        time.sleep(0.2)  # long enough for the second to hold, were it let through
         first_ends.set()
         assert first.result() and second.result()
     assert events == ["first holds", "first ends", "second holds", "second ends"]
@@ -69,8 +76,7 @@ def test_a_stop_asked_while_a_drive_waits_lets_it_go_holding_nothing():
     first_ends, stop = threading.Event(), threading.Event()
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(_hold, budget, 2 * GiB, events, "first", first_ends)
-        while events != ["first holds"]:
-            threading.Event().wait(0.01)
+        _until(lambda: events == ["first holds"])
         waiting = pool.submit(_hold, budget, 2 * GiB, events, "waiting", threading.Event(), stop)
         stop.set()
         assert waiting.result(timeout=WAIT_S) is False
