@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import Reporter
@@ -218,12 +218,18 @@ class _Turns:
             self._changed.notify_all()
 
 
+class Stop(Protocol):
+    """What says a run is to stop: a threading.Event, or a cluster task's (cluster.TaskStop)."""
+
+    def is_set(self) -> bool: ...
+
+
 class StopBetweenSteps:
     """A reporter that interrupts its run, in the thread that runs it, once `stop` is set: at
     the next step, or at the next progress of the step under way (a fio job's, every poll,
     which stops fio)."""
 
-    def __init__(self, reporter: Reporter, stop: threading.Event) -> None:
+    def __init__(self, reporter: Reporter, stop: Stop) -> None:
         self._reporter, self._stop = reporter, stop
 
     def step_started(self, *args: Any, **kwargs: Any) -> None:

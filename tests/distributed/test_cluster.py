@@ -4,8 +4,10 @@ beyond the loopback refused before any connection, and a worker lost mid-run ret
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -19,7 +21,9 @@ import pytest
 from distributed import Client, LocalCluster
 
 from ssdlab.catalogue import Scale
+from ssdlab.distributed import cluster as cluster_module
 from ssdlab.distributed.cluster import TLS_NEEDED, ClusterRunner, run_on_worker, scheduler_address
+from ssdlab.distributed.fleet import _runs_stopped
 from ssdlab.distributed.overrides import apply_overrides
 from ssdlab.distributed.results import sweep_table
 from ssdlab.distributed.runner import RunJob
@@ -31,6 +35,7 @@ from ssdlab.presets import load_preset
 from ssdlab.session import RunRequest
 from ssdlab.store import Store
 from tests.conftest import run_cli
+from tests.distributed import inprocess_tasks
 from tests.distributed.test_sweeps import GRID, TESTS, made_trace, scores_alone, stopped_sweep
 
 OPTIONS = ["--suite", "quick", "--tests", "rand-read-burst", "--scale", "0.01"]
@@ -192,6 +197,76 @@ def test_workers_of_another_ssdlab_are_named_in_a_note_before_anything_runs(clus
         assert runner.note.count(f"has {theirs}") == 2  # both workers
     finally:
         runner.close()
+
+
+def test_workers_that_cannot_run_ssdlabs_tasks_are_refused_in_a_line(cluster, monkeypatch):
+    def without_ssdlab():
+        raise ModuleNotFoundError("No module named 'ssdlab'")
+
+    monkeypatch.setattr(cluster_module, "_ssdlab_version", without_ssdlab)
+    runner = ClusterRunner.checked(cluster)
+    with pytest.raises(SsdlabError, match="cannot run ssdlab's tasks .*install ssdlab, the same version as here"):
+        runner.connect()
+    assert runner._client is None  # closed
+
+
+def trace_lengths(request, stored=None, topic=None, traces=None):
+    """A task that tells what trace files it was sent."""
+    return {path: len(data) for path, data in traces.items()}
+
+
+def test_trace_files_of_the_same_name_sent_by_two_sweeps_reach_each_its_own(cluster, tmp_path):
+    """Two sweeps at once on one cluster, each with its own `trace.csv`: Dask names what is
+    sent by its contents, so neither replays the other's."""
+    trace = tmp_path / "trace.csv"
+    job = RunJob(RunRequest("sim:wd-sn850-1tb", suite="trace", traces=(str(trace),)))
+    with Client(cluster, set_as_default=False) as first, Client(cluster, set_as_default=False) as second:
+        trace.write_text("A" * 10)
+        sent_first = ClusterRunner(cluster, task=trace_lengths).submit(first, job, None, "t1")
+        trace.write_text("B" * 99)
+        sent_second = ClusterRunner(cluster, task=trace_lengths).submit(second, job, None, "t2")
+        assert (sent_first.result(), sent_second.result()) == ({str(trace): 10}, {str(trace): 99})
+
+
+def test_a_run_whose_task_the_client_cancels_stops_on_its_worker():
+    """Ctrl-C on the client cancels its tasks, which Dask cannot interrupt: the worker's run
+    stops at its next step and sends itself as it was left, once, instead of running on to its
+    end (a quick suite at scale 1: about 18 s, sent every 2 s)."""
+    request = RunRequest("sim:wd-sn850-1tb", suite="quick", scale=Scale(1))
+    sent: queue.Queue[dict] = queue.Queue()
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as local, \
+            Client(local, set_as_default=False) as client:
+        client.subscribe_topic("run", lambda event: sent.put(event[1]["rows"]))
+        future = client.submit(run_on_worker, request, None, "run", pure=False)
+        sent.get(timeout=120)  # sent as it goes, 2 s after its start
+        client.cancel([future])
+        left = sent.get(timeout=120)  # as the stop left it
+        assert client.submit(str, "the worker's thread is free", pure=False).result(timeout=120)
+        later = [sent.get_nowait() for _ in range(sent.qsize())]
+    assert len(later) <= 1  # at most a sending under way when it stopped
+    tests = (later or [left])[-1]["tests"]
+    assert any(t["status"] != "done" for t in tests)  # stopped part way
+
+
+def test_a_worker_asked_to_stop_starts_no_more_tasks():
+    """`ssdlab worker` stopping (fleet._runs_stopped): the task under way ends, the one queued
+    behind it does not start there (the scheduler gives it to another worker)."""
+    inprocess_tasks.started.clear()
+    inprocess_tasks.release.clear()
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as local, \
+            Client(local, set_as_default=False) as client:
+        worker = next(iter(local.workers.values()))
+        futures = [client.submit(inprocess_tasks.held_until_released, name, pure=False) for name in ("first", "second")]
+        deadline = time.monotonic() + 60
+        while inprocess_tasks.started != ["first"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        stopped = asyncio.run_coroutine_threadsafe(_runs_stopped(worker), local.loop.asyncio_loop)
+        time.sleep(0.2)  # the stop reaches the worker before the first task ends
+        inprocess_tasks.release.set()
+        stopped.result(timeout=60)  # the first ended, then the worker left
+        assert futures[1].status == "pending"
+    assert inprocess_tasks.started == ["first"]
 
 
 def exit_on_first_attempt(marker: str, request, stored=None, topic=None):

@@ -9,10 +9,12 @@ one transaction, under the run id its database gives (a run continued keeps its 
 tells the run's reporter the steps it has not yet told. New runs are numbered in the order
 they are first sent, not in the order of the jobs.
 
-A worker lost while it runs a task: Dask runs the task once more elsewhere (`retries`), the
-run made anew under the same id; if that fails too, the job's outcome says so and the run
-stays as far as it was sent, interrupted, for `ssdlab sweep --resume N`. Runs finished
-before are stored as they end.
+A worker lost while it runs a task: the scheduler runs the task again elsewhere (as often as
+its `allowed-failures` says; a task that fails on its own is tried once more, `retries`),
+the run made anew under the same id; if it is lost that often, the job's outcome says so and
+the run stays as far as it was sent, interrupted, for `ssdlab sweep --resume N`. Runs
+finished before are stored as they end. A worker asked to stop starts no more tasks (fleet.py):
+a task that had not yet started its run goes to another worker.
 
 Dask is imported here only, and this module only when a cluster is asked for: `ssdlab`
 without `--cluster` never loads it. A plain-TCP cluster beyond the loopback is refused
@@ -43,7 +45,7 @@ from ssdlab.errors import Interrupted, SsdlabError
 from ssdlab.execution import Reporter
 from ssdlab.model import Test, TestStatus
 from ssdlab.session import RunRequest, resume_run, start_run
-from ssdlab.side_by_side import StopBetweenSteps, memory_need
+from ssdlab.side_by_side import Stop, StopBetweenSteps, memory_need
 from ssdlab.store import Store
 from ssdlab.store.transfer import RunRows, read_run, write_run
 
@@ -65,6 +67,30 @@ class WorkerResult:
     exit_code: int = 0
 
 
+class TaskStop:
+    """Set once this worker is asked to stop (`stopping`) or the client no longer wants the
+    task (it cancelled it: Ctrl-C there), which Dask cannot interrupt itself: what stops a
+    worker's run at its next step. Made in the task's own thread (called as a function, not
+    a task: `stopping` alone)."""
+
+    def __init__(self) -> None:
+        from distributed import get_worker
+        from distributed.worker import thread_state
+        try:
+            self._tasks: dict[Any, Any] | None = get_worker().state.tasks
+            self._key = thread_state.key
+        except (ValueError, AttributeError):  # not in a task
+            self._tasks = None
+
+    def is_set(self) -> bool:
+        if stopping.is_set():
+            return True
+        if self._tasks is None:
+            return False
+        task = self._tasks.get(self._key)
+        return task is None or task.state != "executing"
+
+
 def run_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str | None = None,
                   traces: dict[str, bytes] | None = None) -> WorkerResult:
     """The task of a simulated drive: `request` as a new run, or, with `stored` (a run's rows),
@@ -73,6 +99,8 @@ def run_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str
     the drives of its other tasks (memory_budget.py). `traces`: the contents of the request's
     trace files (the client's paths), which this host may not have; written beside the
     database, each under its own name."""
+    from distributed import Reschedule
+
     with tempfile.TemporaryDirectory(prefix="ssdlab-worker-") as directory:
         if traces:
             request = replace(request, traces=_traces_here(request.traces, traces, Path(directory)))
@@ -80,10 +108,11 @@ def run_on_worker(request: RunRequest, stored: RunRows | None = None, topic: str
             need = memory_need(request)
         except SsdlabError as exc:
             return WorkerResult(None, str(exc), exc.exit_code)
-        with simulated_drives.held(need, stopping) as held:
-            if not held:
-                return WorkerResult(None, "its worker was stopped before the run started", Interrupted.exit_code)
-            return run_in(Path(directory) / "ssdlab.db", request, stored, topic, stopping, every_test=False)
+        stop = TaskStop()
+        with simulated_drives.held(need, stop) as held:
+            if not held:  # its worker stops (another runs it), or it was cancelled
+                raise Reschedule()
+            return run_in(Path(directory) / "ssdlab.db", request, stored, topic, stop, every_test=False)
 
 
 def _traces_here(paths: tuple[str, ...], contents: dict[str, bytes], directory: Path) -> tuple[str, ...]:
@@ -111,7 +140,7 @@ def trace_contents(request: RunRequest) -> dict[str, bytes] | None:
 
 
 def run_in(db: Path | None, request: RunRequest, stored: RunRows | None = None,
-           topic: str | None = None, stop: threading.Event | None = None, every_test: bool = True) -> WorkerResult:
+           topic: str | None = None, stop: Stop | None = None, every_test: bool = True) -> WorkerResult:
     """`request` run, or the `stored` run continued (written in as a new run first), in the
     database `db` (None: this host's default), sent on `topic` as it goes (`every_test`:
     streamed.py), interrupted once `stop` is set (and then sent as it was left, should its
@@ -215,7 +244,13 @@ class ClusterRunner:
             hint = "" if self.security is None else (" (with TLS: the scheduler's certificates and --tls DIR's "
                                                      "must come from the same `ssdlab fleet certs`)")
             raise SsdlabError(f"cannot reach the Dask scheduler at {self.address}: {exc}{hint}") from None
-        versions = self._client.run(_ssdlab_version)
+        try:
+            versions = self._client.run(_ssdlab_version)
+        except Exception as exc:  # a worker without ssdlab cannot load the question
+            self.close()
+            raise SsdlabError(f"a worker of the cluster at {self.address} cannot run ssdlab's tasks "
+                              f"({type(exc).__name__}: {exc}): install ssdlab, the same version as here, on every "
+                              "worker") from None
         if not versions:
             self.close()
             raise SsdlabError(f"the Dask scheduler at {self.address} has no workers: start some with "
@@ -277,6 +312,7 @@ class ClusterRunner:
                 follow.end()
             stores.close()
             self.close()
+        follows += [Following(job, None) for job in jobs[len(follows):]]  # interrupted before they were sent
         return [o if o is not None else self._interrupted(follow) for follow, o in zip(follows, outcomes)]
 
     def submit(self, client: Any, job: RunJob, stored: RunRows | None, topic: str) -> Any:
@@ -285,7 +321,9 @@ class ClusterRunner:
         traces = job.request.traces
         if traces and traces not in self._shipped:
             contents = trace_contents(job.request)
-            self._shipped[traces] = None if contents is None else client.scatter(contents, broadcast=True)
+            # one piece of data, named by Dask after its contents: another sweep's file of the same
+            # name, sent to the same cluster, is another piece
+            self._shipped[traces] = None if contents is None else client.scatter([contents], broadcast=True)[0]
         shipped = (self._shipped[traces],) if self._shipped.get(traces) is not None else ()
         return client.submit(self.task, job.request, stored, topic, *shipped, pure=False, retries=self.retries)
 

@@ -11,10 +11,11 @@ worker --db`, that host's default otherwise), which also keeps the record of dri
 to write back after a kill (drive_settings.py), and its rows go back to the client, which
 stores them under its own id, with the target named `HOST:/dev/NAME`.
 
-A worker lost mid-run leaves nothing of that run in the client's database (its rows travel
-when it ends); its host's database keeps what it did. Runs that did complete are stored as
-they end. Versions: a worker whose ssdlab or fio differs from this machine's is refused for
-real drives before anything runs, unless `--allow-mixed-versions`.
+A worker lost mid-run leaves its run in the client's database as far as it was last sent
+(streamed.py), interrupted; its host's database keeps what it did. Runs that did complete
+are stored as they end. A worker asked to stop starts no more tasks (_runs_stopped).
+Versions: a worker whose ssdlab or fio differs from this machine's is refused for real
+drives before anything runs, unless `--allow-mixed-versions`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import ssdlab
-from ssdlab.distributed.cluster import ClusterRunner, WorkerResult, is_loopback, run_in, stopping
+from ssdlab.distributed.cluster import ClusterRunner, TaskStop, WorkerResult, is_loopback, run_in, stopping
 from ssdlab.distributed.runner import Outcome, ReporterFor, RunJob
 from ssdlab.distributed.streamed import Following
 from ssdlab.errors import SsdlabError, UnsafeTarget
@@ -134,10 +135,13 @@ def worker_threads(asked: int | None, offered: Offered) -> int:
 
 
 async def _runs_stopped(worker: Any) -> None:
-    """A stop asked (Ctrl-C, SIGTERM, SIGHUP): the runs under way stop at their next step or
-    fio poll, as `ssdlab run` stops (fio ended, drive settings written back, the run left
-    interrupted and resumable here), and send their rows as they were left; then the worker
-    leaves the cluster."""
+    """A stop asked (Ctrl-C, SIGTERM, SIGHUP): no task starts here any more (the scheduler
+    sends those not yet started to other workers when this one leaves); the runs under way
+    stop at their next step or fio poll, as `ssdlab run` stops (fio ended, drive settings
+    written back, the run left interrupted and resumable here), and send their rows as they
+    were left; then the worker leaves the cluster."""
+    from distributed.core import Status
+    worker.status = Status.closing_gracefully  # Dask's own: it pauses the worker and tells the scheduler
     while worker.state.executing_count:
         await asyncio.sleep(0.1)
     await asyncio.sleep(STOP_SETTLE_S)  # the last sendings leave before the connection closes
@@ -162,7 +166,7 @@ def run_drive_on_worker(request: RunRequest, stored: RunRows | None = None, topi
     if refused := _not_offered(request.target):
         return refused
     assert _offered is not None
-    return run_in(_offered.db, request, stored, topic, stopping)
+    return run_in(_offered.db, request, stored, topic, TaskStop())
 
 
 def plan_drive_on_worker(request: RunRequest) -> dict[str, Any] | WorkerResult:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 
-from ssdlab.side_by_side import available_bytes
+from ssdlab.side_by_side import Stop, available_bytes
 
 STOP_POLL_S = 0.5  # how soon a task waiting for memory sees its worker asked to stop
 
@@ -36,7 +36,7 @@ class MemoryBudget:
         return self._read_total()
 
     @contextmanager
-    def held(self, need: int, stop: threading.Event) -> Iterator[bool]:
+    def held(self, need: int, stop: Stop) -> Iterator[bool]:
         """`need` bytes held while the block runs, once they fit beside the drives running (or
         none runs): True. False, holding nothing, when `stop` is set first."""
         if not self._acquired(need, stop):
@@ -50,7 +50,7 @@ class MemoryBudget:
                 self._running -= 1
                 self._changed.notify_all()
 
-    def _acquired(self, need: int, stop: threading.Event) -> bool:
+    def _acquired(self, need: int, stop: Stop) -> bool:
         with self._changed:
             total = self.total
             while self._running and total is not None and self._held + need > total:

@@ -3,13 +3,13 @@ Dask cluster's (cluster.py).
 
 A runner takes jobs, each a new run of a request or a stored run continued, and gives back
 each job's Outcome (side_by_side.Outcome: the run's id, and why it did not complete), in the
-order of the jobs. New runs are numbered in that order (on a cluster: in the order they end,
-when the client stores them). As each run is made, or continued,
-the runner asks `reporter_for(request, run_id, tests)` for the reporter that follows it (the
-progress of the whole sweep, and the sweep's record of which run is whose). An interrupt
-(Ctrl-C, SIGTERM) stops every running job at its next step, leaving it resumable, starts
-no more, and the outcomes say so (on a cluster: the jobs still running are cancelled, what
-they did is not stored, and a resume runs them again).
+order of the jobs. New runs are numbered in that order (on a cluster: in the order they are
+first sent, when the client stores them). As each run is made, or continued, the runner asks
+`reporter_for(request, run_id, tests)` for the reporter that follows it (the progress of the
+whole sweep, and the sweep's record of which run is whose). An interrupt (Ctrl-C, SIGTERM)
+stops every running job at its next step, leaving it resumable, starts no more, and the
+outcomes say so (on a cluster: the jobs still running are cancelled; what their workers sent
+is stored, interrupted, and a resume continues them).
 """
 
 from __future__ import annotations
