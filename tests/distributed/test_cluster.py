@@ -20,6 +20,7 @@ import dask
 import pytest
 from distributed import Client, LocalCluster
 
+from ssdlab import locks
 from ssdlab.catalogue import Scale
 from ssdlab.distributed import cluster as cluster_module
 from ssdlab.distributed.cluster import TLS_NEEDED, ClusterRunner, run_on_worker, scheduler_address
@@ -34,6 +35,7 @@ from ssdlab.execution import SilentReporter
 from ssdlab.presets import load_preset
 from ssdlab.session import RunRequest
 from ssdlab.store import Store
+from ssdlab.store.transfer import read_run
 from tests.conftest import run_cli
 from tests.distributed import inprocess_tasks
 from tests.distributed.test_sweeps import GRID, TESTS, made_trace, scores_alone, stopped_sweep
@@ -325,6 +327,22 @@ def test_an_interrupted_sweep_resumes_on_the_cluster(cluster, tmp_path):
         assert store.steps(2, after[1].seq)
     assert [r.status for r in table.rows] == ["done"] * 4
     assert after[0].finished_at == before[0]  # the finished test was not run again
+
+
+def test_a_run_held_elsewhere_is_refused_before_anything_is_sent_and_left_as_it_was(cluster, tmp_path):
+    """`sweep --resume` on the cluster while another process (here: another hold) continues
+    the sweep's stopped run: refused naming the run, before any task is sent, its rows as they
+    were."""
+    db = tmp_path / "ssdlab.db"
+    shared = RunRequest(target="", suite="quick", tests=tuple(TESTS.split(",")), scale=Scale(0.01), db=db)
+    plan, _ = stopped_sweep(shared)
+    with Store.open_existing(db) as store:
+        before = read_run(store, 2)
+    resumed = resume_sweep(str(plan.sweep_id), db, None, runner_for=lambda jobs, asked: ClusterRunner(cluster))
+    with locks.hold_run(db, 2), pytest.raises(SsdlabError, match="run 2 is running in"):
+        run_sweep(resumed, lambda request, run_id, tests: SilentReporter())
+    with Store.open_existing(db) as store:
+        assert read_run(store, 2) == before and len(store.runs()) == 2  # nothing sent, nothing made
 
 
 def test_ctrl_c_stops_a_sweep_on_the_cluster_leaving_what_was_sent_to_resume(cluster, tmp_path):

@@ -276,7 +276,8 @@ class ClusterRunner:
         stores = _Stores()
         self._shipped.clear()
         try:
-            for i, job in enumerate(jobs):
+            stored_runs: list[RunRows | None] = []
+            for job in jobs:  # every continued run held before anything is sent
                 stored, pending = None, None
                 if job.resume is not None:
                     with Store.open_existing(job.request.db, readonly=True) as store:
@@ -284,6 +285,10 @@ class ClusterRunner:
                         pending = [r.test for r in store.tests(job.resume)
                                    if r.status not in (TestStatus.DONE, TestStatus.SKIPPED)]
                 follows.append(Following(job, pending))
+                stored_runs.append(stored)
+                if job.resume is not None:
+                    follows[-1].hold(stores.of(job).path)
+            for i, (job, stored) in enumerate(zip(jobs, stored_runs)):
                 topic = f"ssdlab-run-{uuid.uuid4().hex}"
                 client.subscribe_topic(topic, lambda event, i=i: events.put((i, event[1])))
                 future = self.submit(client, job, stored, topic)

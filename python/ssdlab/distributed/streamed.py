@@ -86,13 +86,19 @@ class Following:
     def __post_init__(self) -> None:
         self.run_id = self.job.resume
 
+    def hold(self, db: Path) -> None:
+        """The job's run held in the client's database `db` until the job's end: a continued
+        run before any of it is sent (or written over), a new run from its first sending."""
+        assert self.run_id is not None
+        self.holds.enter_context(locks.hold_run(db, self.run_id))
+        self.held = True
+
     def store(self, store: Store, rows: RunRows, reporter_for: ReporterFor) -> int:
         """`rows` stored in `store` (the job's database) as the job's run (the first sending of a
         new run numbers it here)."""
         self.run_id = write_run(store, rows, self.run_id)
-        if not self.held:  # from its first sending to the job's end
-            self.holds.enter_context(locks.hold_run(store.path, self.run_id))
-            self.held = True
+        if not self.held:
+            self.hold(store.path)
         records = store.tests(self.run_id)
         steps = {r.seq: store.steps(self.run_id, r.seq, first=self.told.get(r.seq, 0)) for r in records}
         self._tell(records, steps, reporter_for)
