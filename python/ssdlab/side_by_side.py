@@ -99,7 +99,7 @@ def plan_requests(requests: Sequence[RunRequest], asked_jobs: int | None, meminf
         # gives its size.
         needs.append(memory_need(r, test_ids))
     needs.sort(reverse=True)
-    jobs = min(len(requests), asked_jobs or len(os.sched_getaffinity(0)))
+    jobs = min(len(requests), asked_jobs or usable_cores())
     available = available_bytes(meminfo)
     if available is None:
         return Plan(list(requests), jobs)
@@ -110,6 +110,11 @@ def plan_requests(requests: Sequence[RunRequest], asked_jobs: int | None, meminf
         return Plan(list(requests), jobs)
     return Plan(list(requests), fit, f"running {fit} at a time, not {jobs}: {available / GiB:.1f} GiB of memory "
                                      f"is available and the largest drives need up to {needs[0] / GiB:.1f} GiB each")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity: a container's or `taskset`'s share)."""
+    return len(os.sched_getaffinity(0))
 
 
 def _check_jobs(asked_jobs: int | None) -> None:

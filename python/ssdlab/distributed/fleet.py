@@ -21,7 +21,6 @@ drives before anything runs, unless `--allow-mixed-versions`.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import socket
 import time
@@ -38,6 +37,7 @@ from ssdlab.distributed.streamed import Following
 from ssdlab.errors import SsdlabError, UnsafeTarget
 from ssdlab.external import Commands
 from ssdlab.session import RunRequest
+from ssdlab.side_by_side import usable_cores
 from ssdlab.store.transfer import RunRows
 from ssdlab.targets import sysfs
 from ssdlab.targets.consent import consent_string
@@ -131,7 +131,7 @@ def serve(address: str, offered: Offered, security: Any = None, name: str | None
 def worker_threads(asked: int | None, offered: Offered) -> int:
     """Tasks at once: `asked` (--threads), else one per drive offered, else (simulated drives
     only) one per usable core, as `--jobs` has on one machine."""
-    return asked or len(offered.drives) or len(os.sched_getaffinity(0))
+    return asked or len(offered.drives) or usable_cores()
 
 
 async def _runs_stopped(worker: Any) -> None:
