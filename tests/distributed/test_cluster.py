@@ -39,6 +39,7 @@ from ssdlab.store.transfer import read_run
 from tests.conftest import run_cli
 from tests.distributed import inprocess_tasks
 from tests.distributed.test_sweeps import GRID, TESTS, made_trace, scores_alone, stopped_sweep
+from tests.distributed.waiting import wait_for
 
 OPTIONS = ["--suite", "quick", "--tests", "rand-read-burst", "--scale", "0.01"]
 EIGHT = [*GRID, "--set", "nand.tlc.t_prog_us=500,800"]  # 2 x 2 x 2 variants
@@ -259,10 +260,7 @@ def test_a_worker_asked_to_stop_starts_no_more_tasks():
             Client(local, set_as_default=False) as client:
         worker = next(iter(local.workers.values()))
         futures = [client.submit(inprocess_tasks.held_until_released, name, pure=False) for name in ("first", "second")]
-        deadline = time.monotonic() + 60
-        while inprocess_tasks.started != ["first"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_for(lambda: inprocess_tasks.started == ["first"], lambda: str(inprocess_tasks.started))
         stopped = asyncio.run_coroutine_threadsafe(_runs_stopped(worker), local.loop.asyncio_loop)
         time.sleep(0.2)  # the stop reaches the worker before the first task ends
         inprocess_tasks.release.set()

@@ -14,7 +14,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from ssdlab.model import RunStatus, TestStatus
 from ssdlab.store import Store
 from ssdlab.targets.resolve import fleet_target
 from tests.conftest import run_cli, table_column
+from tests.distributed.waiting import wait_for
 from tests.loop_devices import loop_device, mounted, require, run
 
 HOST = socket.gethostname()
@@ -49,14 +49,14 @@ class Fleet:
         scheduler_file = base / "scheduler.json"
         self.spawn("scheduler", DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                    "--scheduler-file", str(scheduler_file))
-        self.address = _wait_for(lambda: json.loads(scheduler_file.read_text())["address"], self.log("scheduler"))
+        self.address = wait_for(lambda: json.loads(scheduler_file.read_text())["address"], self.log("scheduler"))
         self.start_worker()
 
     def start_worker(self) -> None:
         self.worker = self.spawn("worker", sys.executable, "-m", "ssdlab", "worker", "--scheduler", self.address,
                                  "--drive", str(self.free), "--drive", str(self.mounted), "--db",
                                  str(self.base / "worker.db"))
-        _wait_for(lambda: "Registered to" in self.log("worker")(), self.log("worker"))
+        wait_for(lambda: "Registered to" in self.log("worker")(), self.log("worker"))
 
     def spawn(self, name: str, *argv: str) -> subprocess.Popen:
         with open(self.base / f"{name}.log", "wb") as log:
@@ -74,18 +74,6 @@ class Fleet:
         for proc in reversed(self.procs):
             proc.kill()
             proc.wait()
-
-
-def _wait_for(found, log, timeout: float = 30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if value := found():
-                return value
-        except (OSError, ValueError, KeyError):
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"not ready after {timeout} s:\n{log()}")
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +174,7 @@ def _first_test_done(client: subprocess.Popen, db: Path, fleet: Fleet) -> None:
         return _tests_done(db) == 1
 
     try:
-        _wait_for(done, lambda: f"worker: {fleet.log('worker')()[-3000:]}", timeout=60)
+        wait_for(done, lambda: f"worker: {fleet.log('worker')()[-3000:]}", timeout=60)
     except AssertionError:
         client.kill()
         raise

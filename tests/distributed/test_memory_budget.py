@@ -14,15 +14,9 @@ from ssdlab.distributed.memory_budget import MemoryBudget
 from ssdlab.session import RunRequest
 from ssdlab.side_by_side import SIM_BYTES_PER_TB
 from ssdlab.units import GiB
+from tests.distributed.waiting import wait_for
 
 WAIT_S = 30  # how long a test waits for what must happen (a failure, not a timing)
-
-
-def _until(happened) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not happened():
-        assert time.monotonic() < deadline, "it did not happen"
-        time.sleep(0.01)
 
 
 def _hold(budget: MemoryBudget, need: int, events: list[str], name: str, until: threading.Event,
@@ -41,7 +35,7 @@ def test_a_drive_that_does_not_fit_beside_another_waits_for_it_to_end():
     second_may_end.set()
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(_hold, budget, 2 * GiB, events, "first", first_ends)
-        _until(lambda: events == ["first holds"])
+        wait_for(lambda: events == ["first holds"], lambda: str(events), WAIT_S)
         second = pool.submit(_hold, budget, 2 * GiB, events, "second", second_may_end)
         time.sleep(0.2)  # long enough for the second to hold, were it let through
         first_ends.set()
@@ -76,7 +70,7 @@ def test_a_stop_asked_while_a_drive_waits_lets_it_go_holding_nothing():
     first_ends, stop = threading.Event(), threading.Event()
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(_hold, budget, 2 * GiB, events, "first", first_ends)
-        _until(lambda: events == ["first holds"])
+        wait_for(lambda: events == ["first holds"], lambda: str(events), WAIT_S)
         waiting = pool.submit(_hold, budget, 2 * GiB, events, "waiting", threading.Event(), stop)
         stop.set()
         assert waiting.result(timeout=WAIT_S) is False
